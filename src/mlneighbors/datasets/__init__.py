@@ -1,0 +1,54 @@
+"""Multi-label benchmark data: file readers and the dataset registry.
+
+Readers
+    :func:`load_mulan` (Mulan ARFF + XML), :func:`load_meka` (MEKA ARFF, ``-C n``),
+    :func:`load_mat` (MATLAB ``.mat``), :func:`load_libsvm` (libsvm multi-label text),
+    and the low-level :func:`read_arff`.
+Registry
+    :func:`list_datasets`, :func:`load_dataset`, :func:`fetch_dataset`,
+    :func:`dataset_status`, :func:`get_data_home`.
+"""
+
+from ._dataset import (
+    ArffFormatError,
+    ChecksumError,
+    Dataset,
+    DatasetError,
+    DatasetNotFoundError,
+)
+from ._formats import load_libsvm, load_mat, load_meka, load_mulan, read_mulan_xml
+from ._arff import read_arff
+from ._registry import (
+    DATA_ENV,
+    MIRROR_ENV,
+    FileStatus,
+    dataset_status,
+    fetch_dataset,
+    get_data_home,
+    get_dataset_spec,
+    list_datasets,
+    load_dataset,
+)
+
+__all__ = [
+    "ArffFormatError",
+    "ChecksumError",
+    "DATA_ENV",
+    "Dataset",
+    "DatasetError",
+    "DatasetNotFoundError",
+    "FileStatus",
+    "MIRROR_ENV",
+    "dataset_status",
+    "fetch_dataset",
+    "get_data_home",
+    "get_dataset_spec",
+    "list_datasets",
+    "load_dataset",
+    "load_libsvm",
+    "load_mat",
+    "load_meka",
+    "load_mulan",
+    "read_arff",
+    "read_mulan_xml",
+]

@@ -1,0 +1,353 @@
+"""The dataset registry: find, verify, download and load the registered benchmark sets."""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ._catalog import CATALOG
+from ._dataset import ChecksumError, Dataset, DatasetNotFoundError
+from ._spec import DatasetSpec, FileSpec
+
+__all__ = [
+    "DATA_ENV",
+    "MIRROR_ENV",
+    "FileStatus",
+    "dataset_status",
+    "fetch_dataset",
+    "get_data_home",
+    "get_dataset_spec",
+    "list_datasets",
+    "load_dataset",
+]
+
+#: Environment variable naming the data directory.
+DATA_ENV = "MLNEIGHBORS_DATA"
+#: Environment variable naming a mirror that serves ``<folder>/<file>`` in place of the source URLs.
+MIRROR_ENV = "MLNEIGHBORS_MIRROR"
+
+SPLITS = ("all", "train", "test")
+
+_BY_NAME: dict[str, DatasetSpec] = {spec.name: spec for spec in CATALOG}
+
+
+def list_datasets() -> list[str]:
+    """Names of every registered dataset, in catalogue order."""
+    return [spec.name for spec in CATALOG]
+
+
+def get_dataset_spec(name: str) -> DatasetSpec:
+    """The registry entry of ``name`` (case-insensitive).
+
+    Raises
+    ------
+    ValueError
+        For an unknown name; the message suggests the closest registered names.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"dataset name must be a str, got {type(name).__name__}")
+    key = name.strip().lower()
+    if key in _BY_NAME:
+        return _BY_NAME[key]
+    close = difflib.get_close_matches(key, list(_BY_NAME), n=3, cutoff=0.5)
+    hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+    raise ValueError(
+        f"unknown dataset {name!r}.{hint} Registered datasets: {', '.join(list_datasets())}."
+    )
+
+
+def get_data_home(data_home: str | os.PathLike[str] | None = None) -> Path:
+    """The data directory: the argument, else ``$MLNEIGHBORS_DATA``, else a per-user cache.
+
+    The per-user cache is ``$XDG_CACHE_HOME/mlneighbors`` (``~/.cache/mlneighbors`` when
+    ``XDG_CACHE_HOME`` is unset). The directory is not created here.
+    """
+    if data_home is not None:
+        return Path(data_home).expanduser()
+    env = os.environ.get(DATA_ENV)
+    if env:
+        return Path(env).expanduser()
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(cache) / "mlneighbors"
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class FileStatus:
+    """Where a registered file stands in a data directory."""
+
+    spec: FileSpec
+    path: Path | None  # the form found (compressed or raw), None when absent
+    verified: bool | None  # None when absent or not checked
+
+    @property
+    def present(self) -> bool:
+        return self.path is not None
+
+
+def _locate(spec: FileSpec, home: Path) -> Path | None:
+    for rel in dict.fromkeys((spec.path, spec.raw_path)):
+        candidate = home / rel
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _expected_hash(spec: FileSpec, path: Path) -> str:
+    return spec.sha256 if path.name == Path(spec.path).name else spec.raw_sha256
+
+
+def _check_file(spec: FileSpec, home: Path, verify: bool = True) -> FileStatus:
+    path = _locate(spec, home)
+    if path is None:
+        return FileStatus(spec, None, None)
+    if not verify:
+        return FileStatus(spec, path, None)
+    return FileStatus(spec, path, _sha256(path) == _expected_hash(spec, path))
+
+
+def dataset_status(
+    name: str, data_home: str | os.PathLike[str] | None = None, *, verify: bool = True
+) -> list[FileStatus]:
+    """Presence and checksum of every file of ``name`` in the data directory."""
+    spec = get_dataset_spec(name)
+    home = get_data_home(data_home)
+    return [_check_file(f, home, verify) for f in spec.files]
+
+
+def _source_url(spec: FileSpec, mirror: str | None) -> str:
+    mirror = mirror if mirror is not None else os.environ.get(MIRROR_ENV)
+    if mirror:
+        return mirror.rstrip("/") + "/" + spec.raw_path
+    return spec.url
+
+
+def _download(spec: FileSpec, home: Path, mirror: str | None) -> Path:
+    """Download the raw form of ``spec`` into ``home``, verified, or leave nothing behind."""
+    try:
+        import pooch
+    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        raise ImportError(
+            "downloading datasets needs pooch: pip install 'mlneighbors[fetch]'"
+        ) from exc
+    pooch.get_logger().setLevel("WARNING")  # no per-file chatter on stderr
+    target = home / spec.raw_path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    url = _source_url(spec, mirror)
+    # pooch writes into a temporary file of the same folder and moves it into place
+    # only once its hash matched; we stage it in a private folder all the same, so
+    # that no interrupted or rejected transfer can ever be mistaken for the file.
+    with tempfile.TemporaryDirectory(prefix=".mlneighbors-", dir=target.parent) as tmp:
+        try:
+            fetched = pooch.retrieve(
+                url,
+                known_hash=f"sha256:{spec.raw_sha256}",
+                fname=target.name,
+                path=tmp,
+                progressbar=False,
+            )
+        except ValueError as exc:
+            raise ChecksumError(
+                f"{url} does not have the registered sha256 {spec.raw_sha256}; the download "
+                f"was removed and nothing was written to {target}"
+            ) from exc
+        except Exception as exc:
+            raise OSError(f"could not download {url}: {exc}") from exc
+        os.replace(fetched, target)
+    return target
+
+
+def fetch_dataset(
+    name: str,
+    data_home: str | os.PathLike[str] | None = None,
+    *,
+    mirror: str | None = None,
+) -> list[Path]:
+    """Make every file of ``name`` present and verified in the data directory.
+
+    Missing files are downloaded from the source URLs of the registry (raw files of
+    the public repositories at pinned commits), or from ``mirror`` (or
+    ``$MLNEIGHBORS_MIRROR``), a base URL serving ``<folder>/<file>``. Each download is
+    checked against its sha256 before it is moved into place: a mismatch raises
+    :class:`ChecksumError` and leaves no file behind.
+
+    A file already present with a wrong checksum is not touched (it may be a user's
+    own copy): :class:`ChecksumError` says which file to delete.
+
+    Returns
+    -------
+    paths : list of Path
+        The verified files.
+    """
+    spec = get_dataset_spec(name)
+    home = get_data_home(data_home)
+    paths = []
+    for fspec in spec.files:
+        status = _check_file(fspec, home)
+        if status.path is None:
+            paths.append(_download(fspec, home, mirror))
+        elif not status.verified:
+            raise ChecksumError(_mismatch_message(fspec, status.path))
+        else:
+            paths.append(status.path)
+    return paths
+
+
+def _mismatch_message(spec: FileSpec, path: Path) -> str:
+    return (
+        f"{path} does not match its registered sha256 {_expected_hash(spec, path)}: the file is "
+        "damaged or another version. Delete it and load again with download=True "
+        "(or run 'mlneighbors fetch') to get the registered file."
+    )
+
+
+def _require(
+    spec: DatasetSpec, roles: tuple[str, ...], home: Path, download: bool, mirror: str | None
+) -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for role in roles:
+        fspec = spec.file(role)
+        if fspec is None:  # pragma: no cover - catalogue consistency is tested
+            raise RuntimeError(f"registry entry {spec.name!r} has no {role!r} file")
+        status = _check_file(fspec, home)
+        if status.path is None:
+            if not download:
+                raise DatasetNotFoundError(
+                    f"dataset {spec.name!r}: {home / fspec.path} is missing (the uncompressed "
+                    f"{Path(fspec.raw_path).name} is accepted too). Put the file there, point "
+                    f"${DATA_ENV} or data_home= at a folder holding '{spec.folder}/', or pass "
+                    f"download=True (or run 'mlneighbors fetch {spec.name}') to download it "
+                    f"from {fspec.url}"
+                )
+            found[role] = _download(fspec, home, mirror)
+        elif not status.verified:
+            raise ChecksumError(_mismatch_message(fspec, status.path))
+        else:
+            found[role] = status.path
+    return found
+
+
+def _roles_for(spec: DatasetSpec, split: str) -> tuple[str, ...]:
+    if spec.format == "mat":
+        return ("mat",)
+    if spec.format == "corel16k":
+        return ("test", "xml") if split == "test" else ("mat", "xml", "test")
+    if split == "all" and spec.file("all") is None:
+        return ("train", "test", "xml")
+    return (split, "xml")
+
+
+def load_dataset(
+    name: str,
+    split: str = "all",
+    data_home: str | os.PathLike[str] | None = None,
+    *,
+    download: bool = False,
+    mirror: str | None = None,
+) -> Dataset:
+    """Load a registered multi-label dataset.
+
+    Parameters
+    ----------
+    name : str
+        A registered name (case-insensitive), see :func:`list_datasets`.
+    split : {"all", "train", "test"}, default="all"
+        "train" and "test" exist only where the dataset ships a standard split.
+    data_home : path, default=None
+        The data directory; default ``$MLNEIGHBORS_DATA``, else a per-user cache.
+    download : bool, default=False
+        Download missing files (verified by sha256) instead of raising.
+    mirror : str, default=None
+        Base URL to download from instead of the registered sources.
+
+    Returns
+    -------
+    Dataset
+        ``X`` (dense float64 ndarray, or CSR for sparse sources), ``Y`` (int8 0/1),
+        ``feature_names``, ``label_names``, ``name``, ``split`` and ``notes``.
+
+    Raises
+    ------
+    ValueError
+        Unknown name or split, or a split the dataset does not ship.
+    DatasetNotFoundError
+        A file is missing and ``download`` is False.
+    ChecksumError
+        A file does not match its registered sha256.
+    """
+    spec = get_dataset_spec(name)
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {', '.join(map(repr, SPLITS))}; got {split!r}")
+    if split not in spec.splits:
+        raise ValueError(
+            f"dataset {spec.name!r} ships no standard train/test split, so split={split!r} does "
+            "not exist: load split='all' and use cross-validation "
+            "(mlneighbors.model_selection.MultilabelStratifiedKFold)"
+        )
+    home = get_data_home(data_home)
+    files = _require(spec, _roles_for(spec, split), home, download, mirror)
+    data = _read(spec, split, files)
+    data.name = spec.name
+    data.split = split
+    data.notes = list(spec.notes) + [n for n in data.notes if n not in spec.notes]
+    return data
+
+
+def _read(spec: DatasetSpec, split: str, files: dict[str, Path]) -> Dataset:
+    from ._formats import load_mat, load_meka, load_mulan, read_mulan_xml
+
+    if spec.format == "mat":
+        return load_mat(files["mat"])["all"]
+    if spec.format == "corel16k":
+        test = load_mulan(files["test"], files["xml"])
+        if split == "test":
+            return test
+        full = load_mat(files["mat"])["all"]
+        n_train = spec.stats["train"].n_samples
+        rows = slice(None) if split == "all" else slice(0, n_train)
+        return Dataset(
+            X=full.X[rows],
+            Y=full.Y[rows],
+            feature_names=list(test.feature_names),
+            label_names=read_mulan_xml(files["xml"]),
+            notes=list(full.notes),
+        )
+    loader = load_meka if spec.format == "meka" else load_mulan
+    if "all" in files or split != "all":
+        return loader(files[split], files["xml"])
+    train = loader(files["train"], files["xml"])
+    test = loader(files["test"], files["xml"])
+    return _concat(train, test)
+
+
+def _concat(first: Dataset, second: Dataset) -> Dataset:
+    import scipy.sparse as sp
+
+    if first.feature_names != second.feature_names or first.label_names != second.label_names:
+        raise ValueError("train and test files declare different attributes; cannot join them")
+    if sp.issparse(first.X) or sp.issparse(second.X):
+        X = sp.vstack([sp.csr_matrix(first.X), sp.csr_matrix(second.X)], format="csr")
+    else:
+        X = np.vstack([first.X, second.X])
+    notes = list(dict.fromkeys(first.notes + second.notes))
+    return Dataset(
+        X=X,
+        Y=np.vstack([first.Y, second.Y]),
+        feature_names=first.feature_names,
+        label_names=first.label_names,
+        notes=notes,
+    )
+
