@@ -1,0 +1,56 @@
+"""Who is near whom: the index protocol, exact brute force, approximate adapters, shards.
+
+Knows nothing about labels.  Every model asks this package for neighbours through four names:
+
+- :func:`resolve_backend` turns an estimator's ``backend=`` (a registered name or any object
+  with ``build``/``query``) and ``backend_params=`` into an unbuilt index;
+- ``index.build(X)`` then ``index.query(Q, k) -> (dist, idx)`` (the protocol,
+  :class:`NeighborIndex`): float64 true distances ascending, intp row numbers, ties broken
+  by the lower row number, ``k > n`` raises, never ``-1`` padding;
+- :func:`loo_kneighbors` gives the leave-one-out neighbours of the indexed rows (own row
+  excluded by index, duplicates kept), in the same order;
+- :class:`ShardedIndex` / :func:`merge_kneighbors` split the rows and merge per-shard top-k.
+
+Registered backends (:func:`get_index`): ``"exact"`` (default, :class:`ExactIndex`),
+``"faiss-ivf"``, ``"faiss-hnsw"``, ``"hnswlib"``, ``"pynndescent"``; the libraries behind
+the approximate ones are optional and imported only when an index is built.
+
+One search for the largest k
+----------------------------
+For the exact backend the result for k is the prefix of the result for any larger k (the tie
+rule makes the order total), so a sweep over k searches once:
+
+>>> import numpy as np
+>>> from mlneighbors.neighbors import get_index, loo_kneighbors
+>>> X = np.random.default_rng(0).normal(size=(50, 3))
+>>> index = get_index("exact").build(X)
+>>> dist, idx = loo_kneighbors(index, X, k=30)
+>>> for k in range(1, 31):
+...     neighbours_k = idx[:, :k]   # exactly loo_kneighbors(index, X, k)[1]
+"""
+
+from ._approximate import FaissHNSWIndex, FaissIVFIndex, HnswlibIndex, PyNNDescentIndex
+from ._base import METRICS, BaseIndex, NeighborIndex
+from ._cache import NeighborCache
+from ._exact import ExactIndex
+from ._loo import loo_kneighbors
+from ._registry import BACKENDS, get_index, resolve_backend
+from ._sharded import ShardedIndex, merge_kneighbors
+
+__all__ = [
+    "BACKENDS",
+    "METRICS",
+    "BaseIndex",
+    "ExactIndex",
+    "FaissHNSWIndex",
+    "FaissIVFIndex",
+    "HnswlibIndex",
+    "NeighborCache",
+    "NeighborIndex",
+    "PyNNDescentIndex",
+    "ShardedIndex",
+    "get_index",
+    "loo_kneighbors",
+    "merge_kneighbors",
+    "resolve_backend",
+]

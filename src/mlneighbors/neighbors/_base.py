@@ -1,0 +1,165 @@
+"""The index protocol, the shared index base class and input validation."""
+
+from __future__ import annotations
+
+import importlib
+import numbers
+from types import ModuleType
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
+from sklearn.utils import check_array
+
+__all__ = ["METRICS", "BaseIndex", "NeighborIndex"]
+
+#: Every metric some backend understands.  ``euclidean`` and ``cosine`` are first class
+#: (BLAS path, dense and sparse, every backend); ``manhattan`` is computed by
+#: scikit-learn's pairwise distances, exactly, and by pynndescent approximately.
+METRICS: tuple[str, ...] = ("euclidean", "cosine", "manhattan")
+
+
+@runtime_checkable
+class NeighborIndex(Protocol):
+    """What every backend provides (faiss's ``add`` / ``search``, in our words).
+
+    ``build(X)`` indexes the rows of ``X`` and returns the index;
+    ``query(Q, k)`` returns ``(dist, idx)``, both of shape ``(n_queries, k)``: float64 true
+    (not squared) distances in ascending order and intp row numbers of ``X``, ties broken by
+    the lower row number; ``k`` larger than the number of indexed rows raises ``ValueError``;
+    never ``-1`` padding.  ``exact`` says whether the result is the exact k-nearest
+    neighbours; ``metric`` names the distance.
+    """
+
+    exact: bool
+    metric: str
+
+    def build(self, X: Any) -> NeighborIndex: ...
+
+    def query(self, Q: Any, k: int) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+def import_optional(module: str, *, backend: str, extra: str, package: str | None = None) -> ModuleType:
+    """Import an optional dependency at the point of use, or say which extra installs it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ImportError(f"backend={backend!r} needs {package or module}: pip install 'mlneighbors[{extra}]'") from exc
+
+
+def check_data(X: Any, *, name: str) -> np.ndarray | sp.csr_matrix:
+    """Validate a data matrix: 2-D, finite, float64, dense ndarray or canonical CSR."""
+    X = check_array(X, accept_sparse="csr", dtype=np.float64, ensure_all_finite=True, input_name=name)
+    if sp.issparse(X):
+        if not isinstance(X, sp.csr_matrix):  # csr_array -> csr_matrix, one type downstream
+            X = sp.csr_matrix(X)
+        if not X.has_canonical_format:
+            X = X.copy()
+            X.sum_duplicates()
+    return X
+
+
+def check_k(k: Any, n_indexed: int, *, name: str = "k") -> int:
+    """Validate a neighbour count against the number of indexed points."""
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {k!r} of type {type(k).__name__}")
+    k = int(k)
+    if k < 1:
+        raise ValueError(f"{name} must be >= 1, got {name}={k}")
+    if k > n_indexed:
+        raise ValueError(f"{name}={k} is larger than the number of indexed points ({n_indexed})")
+    return k
+
+
+def check_metric(metric: Any, supported: tuple[str, ...], backend: str) -> str:
+    """Validate a metric name: known at all, then supported by this backend."""
+    if not isinstance(metric, str) or metric not in METRICS:
+        raise ValueError(f"Unknown metric {metric!r}; valid metrics are {list(METRICS)}")
+    if metric not in supported:
+        raise ValueError(f"backend {backend!r} does not support metric={metric!r}; it supports {list(supported)}")
+    return metric
+
+
+class BaseIndex(BaseEstimator):
+    """Shared validation for the indexes of this package.
+
+    Subclasses implement ``_build(X)`` and ``_query(Q, k)`` on validated input and set
+    ``name``, ``exact`` and ``supported_metrics``.  Parameters are stored by ``__init__``
+    and checked by ``build`` (scikit-learn's convention), so ``clone`` and ``get_params``
+    work and an unbuilt index is a cheap description of one.
+
+    Attributes set by ``build``: ``n_samples_fit_`` (number of indexed rows) and
+    ``n_features_in_``.
+    """
+
+    name: ClassVar[str] = "base"
+    exact: ClassVar[bool] = True
+    supported_metrics: ClassVar[tuple[str, ...]] = ("euclidean", "cosine")
+
+    metric: str
+
+    def build(self, X: Any) -> BaseIndex:
+        """Index the rows of ``X`` (array-like or CSR of shape (n_samples, n_features)); returns self."""
+        check_metric(self.metric, self.supported_metrics, self.name)
+        self._check_params()
+        X = check_data(X, name="X")
+        self._build(X)
+        self.n_samples_fit_ = X.shape[0]
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def query(self, Q: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The ``k`` nearest indexed rows of every row of ``Q``.
+
+        Returns
+        -------
+        dist : ndarray of shape (n_queries, k), float64
+            True distances (not squared), ascending along each row.
+        idx : ndarray of shape (n_queries, k), intp
+            Row numbers in the indexed ``X``; at equal distance the lower row number first.
+        """
+        if not hasattr(self, "n_samples_fit_"):
+            raise NotFittedError(f"This {type(self).__name__} is not built yet; call build(X) before query(Q, k).")
+        k = check_k(k, self.n_samples_fit_)
+        Q = check_data(Q, name="Q")
+        if Q.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"Q has {Q.shape[1]} features, but the index was built on X with {self.n_features_in_} features"
+            )
+        return self._query(Q, k)
+
+    def _check_params(self) -> None:
+        """Validate the constructor parameters (other than ``metric``)."""
+
+    def _build(self, X: np.ndarray | sp.csr_matrix) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _query(self, Q: np.ndarray | sp.csr_matrix, k: int) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+        raise NotImplementedError
+
+
+def check_positive_int(value: Any, name: str, *, allow_none: bool = False, minimum: int = 1) -> None:
+    """Raise TypeError / ValueError unless ``value`` is an integer >= ``minimum`` (or None when allowed)."""
+    if value is None and allow_none:
+        return
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {name}={value}")
+
+
+def resolve_n_jobs(n_jobs: int | None) -> int:
+    """Number of worker threads: None or -1 means every CPU this process may use."""
+    import os
+
+    try:
+        n_cpu = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        n_cpu = os.cpu_count() or 1
+    if n_jobs is None or n_jobs == -1:
+        return max(1, n_cpu)
+    if n_jobs < -1:
+        return max(1, n_cpu + 1 + n_jobs)
+    return int(n_jobs)

@@ -1,0 +1,498 @@
+"""Exact brute-force k-nearest-neighbour search, dense and sparse, in blocks.
+
+How a block of queries is answered
+----------------------------------
+1. **Proxy.**  One GEMM per block gives a value that ranks the indexed rows like the
+   distance does: ``p = ||x||^2 - 2 q.x`` (euclidean; ``||q||^2`` is constant per query) or
+   ``p = -2 q_hat.x_hat`` (cosine), in float32 by default (``precision``).  Sparse data either
+   densify the indexed rows once (when they fit ``working_memory``) or use scipy's sparse
+   product, whichever the cost model below picks; ``manhattan`` uses scikit-learn's
+   ``pairwise_distances`` as its proxy.
+2. **Candidates.**  The proxy's rounding error is bounded rigorously (standard floating-point
+   model): ``|p~ - p| <= (d + 16) u (||x||^2 + 2 ||q|| ||x||)``, ``u`` the unit roundoff.  A
+   first pass keeps the entries within a generous estimate of that bound of the k-th smallest
+   proxy, found without sorting the block (see ``_select``).  Euclidean: the float64
+   distances of the k best by proxy give an upper bound ``D`` of the k-th distance; every row
+   that can be among the k nearest (or tied with the k-th) then has norm <= ``||q|| + D``, so
+   its error is bounded by the *local* bound (not by the largest norm of the data, which
+   matters for data like birds, norms 18 to 92,000) and its proxy by ``D^2 - ||q||^2`` plus
+   that bound: those rows are the candidates (rows the first pass missed are taken from the
+   block again).  Cosine (norms <= 1) and manhattan use the global bound directly.
+3. **Exact distances.**  The float64 reference distances (``_reference``) of the candidates
+   only; sorted by (distance, index); the first k are returned.
+
+What is guaranteed
+------------------
+The result is the first k of the order of all indexed rows by (float64 reference distance,
+row number), whatever the precision of the proxy.  Hence: ties are broken by the lower row
+number on the returned numbers themselves; the result for k is the prefix of the result for
+any larger k; block sizes, thread counts, shards and dense/sparse blocking of the indexed rows
+do not change the result.  Distances agree bit for bit with the loop twin of the tests for
+dense data (``sqrt(sum((x - q) ** 2))`` with numpy's row sum); sparse data sum the stored
+entries in column order, which differs from the dense sum by a few ulps (relative 1e-15),
+and on integer-valued data (binary text features) both are exact and identical.
+
+When the indexed data and a query block are integer valued and small enough that the float32
+GEMM is exact (every partial sum below 2**24), the proxy *is* the squared distance and no
+re-ranking is needed: the first k by (proxy, index) are taken directly.  Binary text data
+(bibtex, enron, corel5k, ohsumed, ...) take this path, whatever the number of exact ties.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._base import BaseIndex, check_positive_int, resolve_n_jobs
+from ._reference import Matrix, Reference, row_norms_sq
+from ._select import first_k, kth_upper_bound, round_up, row_starts, survivor_chunks, survivors
+
+__all__ = ["ExactIndex"]
+
+_U = {np.dtype(np.float32): 2.0**-24, np.dtype(np.float64): 2.0**-53}
+_EXACT_INT = {np.dtype(np.float32): 2.0**24, np.dtype(np.float64): 2.0**53}
+# a block holds at most this many proxy values (32 MiB in float32): the GEMM output then
+# stays in the last-level cache for the passes of the selection
+_MAX_BLOCK_ELEMENTS = 1 << 23
+# cost model for sparse data (nanoseconds, measured on a 2-core AMD EPYC, AVX2):
+# float32 GEMM per multiply-add and core; scipy's sparse product (one thread: it holds the GIL)
+# per multiply-add and per output entry
+_NS_GEMM_MAC = 0.029
+_NS_SPARSE_MAC = 12.0
+_NS_SPARSE_OUT = 2.0
+
+# the first pass keeps rows within this many error bounds (estimated from the proxy) of the
+# k-th proxy; the rigorous second threshold (from float64 distances) then rarely needs more
+_FIRST_PASS_SLACK = 4.0
+
+# below this many multiply-adds a query runs in the calling thread
+_SMALL_WORK = 1 << 22
+
+_controller_lock = threading.Lock()
+_controller: Any = None
+_pools: dict[tuple[int, int], ThreadPoolExecutor] = {}
+
+
+def _thread_pool(n_threads: int) -> ThreadPoolExecutor:
+    """A process-wide pool of worker threads, reused across queries (starting threads costs
+    about a millisecond, as much as a small query); recreated after a fork."""
+    key = (os.getpid(), n_threads)
+    with _controller_lock:
+        if key not in _pools:
+            _pools[key] = ThreadPoolExecutor(n_threads, thread_name_prefix="mlneighbors")
+        return _pools[key]
+
+
+def _blas_single_thread() -> Any:
+    """A context manager limiting the BLAS to one thread (the workers run in parallel)."""
+    global _controller
+    from threadpoolctl import ThreadpoolController
+
+    with _controller_lock:
+        if _controller is None:
+            _controller = ThreadpoolController()  # scanning the loaded libraries is slow: once
+    return _controller.limit(limits=1, user_api="blas")
+
+
+def _is_integral(X: Matrix) -> bool:
+    data = X.data if sp.issparse(X) else X
+    return bool(np.all(data == np.rint(data)))
+
+
+def _scale_of(max_norm: float) -> float:
+    """A power of two bringing ``max_norm`` into (1/2, 1]: exact, so it changes no ranking."""
+    if max_norm == 0.0 or not math.isfinite(max_norm):
+        return 1.0
+    return 2.0 ** (-math.ceil(math.log2(max_norm)))
+
+
+class ExactIndex(BaseIndex):
+    """Exact k-nearest neighbours by blocked brute force (dense ndarray or sparse CSR).
+
+    Parameters
+    ----------
+    metric : {"euclidean", "cosine", "manhattan"}, default="euclidean"
+        ``cosine`` is ``1 - cos(x, q)`` (a zero row is at distance 1 from everything);
+        ``manhattan`` uses scikit-learn's ``pairwise_distances`` for the candidate search.
+    precision : {"float32", "float64"}, default="float32"
+        Precision of the candidate search (the GEMM).  Returned distances are float64 and the
+        result is exact either way (see Notes); float32 is about twice as fast.
+    working_memory : float, default=256
+        Memory budget in MiB for the temporaries of a query (all threads together): blocks of
+        queries are sized so that the proxy block, the selection and the re-ranking fit.  The
+        budget is respected down to a single query row per block.  It also decides whether
+        sparse indexed data may be densified once (only if the dense float32 copy fits).
+    sparse_strategy : {"auto", "densify", "sparse"}, default="auto"
+        For sparse CSR indexed data: ``"densify"`` keeps a dense float32 copy and uses the
+        GEMM; ``"sparse"`` uses scipy's sparse product (never densifies the indexed data);
+        ``"auto"`` picks by a cost model (sparse when the rows share few non-zero columns, as
+        in corel5k) and never densifies what does not fit ``working_memory``.
+    n_jobs : int or None, default=None
+        Worker threads; None or -1 means all CPUs (like faiss and the BLAS).  Each worker
+        runs its own blocks with a single-threaded BLAS.
+
+    Attributes
+    ----------
+    n_samples_fit_ : int
+        Number of indexed rows.
+    n_features_in_ : int
+        Number of features.
+    strategy_ : {"dense", "sparse", "pairwise"}
+        How candidates are searched: float GEMM on dense rows (dense data, or sparse data
+        densified once), scipy's sparse product (sparse data), or scikit-learn's pairwise
+        distances (manhattan).
+
+    Notes
+    -----
+    **Precision.**  Candidates are searched with a float32 GEMM (``precision``); every
+    returned distance is computed in float64 from the float64 data (``_reference``: dense
+    ``sqrt(sum((x - q) ** 2))``, sparse the same sum over stored entries in column order).
+    The candidate search ranks by a cheap proxy (``||x||^2 - 2 q.x``) and keeps every row
+    within twice a rigorous rounding-error bound of the k-th smallest proxy; only those are
+    re-ranked.  The result is therefore the first k rows in the order (float64 distance, row
+    number), whatever the proxy's precision: exact, ties broken by the lower row number, and
+    the result for k is the prefix of the result for any larger k.
+
+    **Tolerance against a float64 loop twin** (tests/neighbors): dense data, 0 (bit-identical
+    distances and indices, ties included); sparse data, distances within a few ulps (tested at
+    rtol 1e-12) and indices identical except among neighbours whose distances agree to that
+    level; integer-valued data (binary text features), identical for euclidean and manhattan.
+
+    The index keeps a reference to float64 ``X`` (no copy, as scikit-learn's
+    ``NearestNeighbors``); do not modify it after ``build``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlneighbors.neighbors import ExactIndex
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 0.0]])
+    >>> dist, idx = ExactIndex().build(X).query([[0.9, 0.0]], k=3)
+    >>> idx
+    array([[1, 3, 0]])
+    >>> dist.round(3).tolist()
+    [[0.1, 0.1, 0.9]]
+    """
+
+    name: ClassVar[str] = "exact"
+    exact: ClassVar[bool] = True
+    supported_metrics: ClassVar[tuple[str, ...]] = ("euclidean", "cosine", "manhattan")
+
+    def __init__(
+        self,
+        *,
+        metric: str = "euclidean",
+        precision: str = "float32",
+        working_memory: float = 256,
+        sparse_strategy: str = "auto",
+        n_jobs: int | None = None,
+    ) -> None:
+        self.metric = metric
+        self.precision = precision
+        self.working_memory = working_memory
+        self.sparse_strategy = sparse_strategy
+        self.n_jobs = n_jobs
+
+    # ------------------------------------------------------------------ parameters
+    def _check_params(self) -> None:
+        if self.precision not in ("float32", "float64"):
+            raise ValueError(f"precision must be 'float32' or 'float64', got {self.precision!r}")
+        if self.sparse_strategy not in ("auto", "densify", "sparse"):
+            raise ValueError(f"sparse_strategy must be 'auto', 'densify' or 'sparse', got {self.sparse_strategy!r}")
+        wm = self.working_memory
+        if isinstance(wm, bool) or not isinstance(wm, (int, float)) or not wm > 0:
+            raise ValueError(f"working_memory must be a positive number of MiB, got {wm!r}")
+        if self.n_jobs is not None:
+            check_positive_int(self.n_jobs, "n_jobs", minimum=-(10**6))
+            if self.n_jobs == 0:
+                raise ValueError("n_jobs must not be 0 (None or -1 means all CPUs)")
+
+    # ------------------------------------------------------------------ build
+    def _build(self, X: Matrix) -> None:
+        n, d = X.shape
+        self._budget = int(self.working_memory * 2**20)
+        self._n_threads = resolve_n_jobs(self.n_jobs)
+        self._ref = Reference(X, self.metric)
+        dtype = np.dtype(self.precision)
+        if dtype == np.float32 and (d + 17) * _U[dtype] > 1 / 64:
+            dtype = np.dtype(np.float64)  # the float32 error bound would be useless
+        self._dtype = dtype
+        data = self._ref.X  # normalised rows for cosine
+        self._integral = self.metric != "cosine" and _is_integral(X)
+        if self.metric == "manhattan":
+            l1 = abs(X).sum(axis=1)
+            self._max_l1 = float(np.max(l1))
+            self._strategy = "pairwise"
+            return
+        if self.metric == "euclidean":
+            sq = row_norms_sq(X)
+            max_norm = math.sqrt(float(sq.max()))
+            exact_ok = self._integral and sq.max() < _EXACT_INT[dtype] / 4
+            self._scale = 1.0 if exact_ok else _scale_of(max_norm)
+            self._integral = exact_ok
+            self._max_norm = max_norm * self._scale
+        else:
+            sq = row_norms_sq(data)
+            self._scale = 1.0
+            self._max_norm = math.sqrt(float(sq.max()))
+        s = self._scale
+        self._strategy = self._pick_strategy(X)
+        if self._strategy == "sparse":
+            Xs = data * s if s != 1.0 else data
+            self._XT = Xs.T.tocsr().astype(dtype)
+            self._xn = (sq * (s * s)).astype(dtype) if self.metric == "euclidean" else None
+        else:
+            extra = 1 if self.metric == "euclidean" else 0
+            Xa = np.empty((n, d + extra), dtype=dtype)
+            step = max(1, self._budget // (16 * max(d, 1)))
+            for a in range(0, n, step):  # sparse rows are densified in budgeted slices
+                part = data[a : a + step]
+                part = part.toarray() if sp.issparse(part) else part
+                Xa[a : a + step, :d] = part * s if s != 1.0 else part
+            if extra:
+                Xa[:, d] = sq * (s * s)
+            self._Xa = Xa
+
+    @property
+    def strategy_(self) -> str:
+        if not hasattr(self, "_strategy"):
+            raise AttributeError("strategy_ is set by build")
+        return self._strategy
+
+    def _pick_strategy(self, X: Matrix) -> str:
+        if not sp.issparse(X):
+            return "dense"
+        n, d = X.shape
+        dense_bytes = n * (d + 1) * self._dtype.itemsize
+        if self.sparse_strategy == "sparse" or (self.sparse_strategy == "auto" and dense_bytes > self._budget):
+            return "sparse"
+        if self.sparse_strategy == "densify":
+            return "dense"
+        # multiply-adds per output entry of X @ X.T, as an estimate for the queries
+        col_counts = np.bincount(X.indices, minlength=d).astype(np.float64)
+        macs_per_out = float(col_counts @ col_counts) / (float(n) * n)
+        t_sparse = _NS_SPARSE_MAC * macs_per_out + _NS_SPARSE_OUT
+        t_dense = _NS_GEMM_MAC * (d + 1) * (4 if self._dtype == np.float32 else 8) / 4
+        t_dense /= self._n_threads
+        return "sparse" if t_sparse < t_dense else "dense"
+
+    # ------------------------------------------------------------------ query
+    def _query(self, Q: Matrix, k: int) -> tuple[np.ndarray, np.ndarray]:
+        ref = self._ref
+        nq = Q.shape[0]
+        n = ref.n_samples
+        dist = np.empty((nq, k), dtype=np.float64)
+        idx = np.empty((nq, k), dtype=np.intp)
+
+        n_threads = self._n_threads
+        per_thread = self._budget // n_threads
+        itemsize = 8 if self._strategy == "pairwise" else self._dtype.itemsize
+        row_bytes = n * (itemsize + 1) + 16 * ref.n_features + 64
+        if self._strategy == "sparse":
+            row_bytes += n * (itemsize + 4)  # the sparse product before it is densified
+        rows = int(0.6 * per_thread) // row_bytes
+        rows = max(1, min(rows, max(1, _MAX_BLOCK_ELEMENTS // n)))
+        if nq * n * (ref.n_features + 1) < _SMALL_WORK:
+            n_threads = 1  # thread start-up would cost more than the work
+        rows = min(rows, -(-nq // n_threads))  # every thread gets a share
+        rest = max(per_thread - rows * row_bytes, per_thread // 4)
+        starts = iter(range(0, nq, rows))
+        lock = threading.Lock()
+
+        def worker() -> None:
+            # one proxy block and one mask per worker, reused: fresh large arrays would be
+            # page-faulted in on every block (expensive, especially in a virtual machine)
+            buffers = (
+                None if self._strategy == "pairwise" else np.empty((rows, n), dtype=self._dtype),
+                np.empty((rows, n), dtype=bool),
+            )
+            # workers pull block starts one at a time (no queue of pending tasks to hold)
+            while True:
+                with lock:
+                    a = next(starts, None)
+                if a is None:
+                    return
+                self._search_block(Q, a, min(a + rows, nq), k, rest, dist, idx, buffers)
+
+        if n_threads > 1 and nq > rows:
+            pool = _thread_pool(n_threads)
+            with _blas_single_thread():
+                for future in [pool.submit(worker) for _ in range(n_threads)]:
+                    future.result()
+        else:
+            worker()
+        return dist, idx
+
+    def _search_block(
+        self,
+        Q: Matrix,
+        a: int,
+        b: int,
+        k: int,
+        budget: int,
+        dist: np.ndarray,
+        idx: np.ndarray,
+        buffers: tuple[np.ndarray | None, np.ndarray],
+    ) -> None:
+        # queries are converted (X's format, cosine normalisation) block by block: bounded memory
+        qb = self._ref.prepare(Q[a:b])
+        P, bounds = self._proxy(qb, None if buffers[0] is None else buffers[0][: b - a])
+        n = P.shape[1]
+        ub = kth_upper_bound(P, k)
+        slack = bounds.slack(ub)
+        thr = round_up(ub + slack, P.dtype)
+        mask = np.less_equal(P, thr[:, None], out=buffers[1][: b - a])
+        for c0, c1 in survivor_chunks(mask, budget):
+            r, c, v = survivors(mask[c0:c1], P[c0:c1])
+            starts = row_starts(r, c1 - c0)
+            if bounds.from_proxy is not None:
+                # exact proxy: (value, column) order is the answer
+                pos = first_k(starts, k)
+                dist[a + c0 : a + c1] = bounds.from_proxy(v[pos], c0 + r[pos])
+                idx[a + c0 : a + c1] = c[pos]
+                continue
+            known = np.full(len(r), np.nan)
+            if bounds.refine is None:
+                kth = v[starts[:-1] + k - 1].astype(np.float64)
+                keep = v <= (kth + slack[c0:c1])[r]
+            else:
+                # the reference distances of the k best by proxy bound the k-th distance;
+                # the candidates' norms are then bounded too, and so is the proxy's error
+                pos = first_k(starts, k)
+                dk = self._ref.grid_distances(qb[c0:c1], c[pos], budget)
+                known[pos] = dk
+                thr2 = bounds.refine(dk.max(axis=1), c0, c1)
+                keep = v <= thr2[r]
+                short = np.flatnonzero(thr2 > thr[c0:c1].astype(np.float64))
+                if short.size:  # rare: the first pass kept too little for these rows
+                    sub = P[c0 + short] <= round_up(thr2[short], P.dtype)[:, None]
+                    flat = np.flatnonzero(sub)
+                    keep &= ~np.isin(r, short)
+                    r = np.concatenate([r[keep], short[flat // n]])
+                    c = np.concatenate([c[keep], flat % n])
+                    known = np.concatenate([known[keep], np.full(len(flat), np.nan)])
+                    keep = np.ones(len(r), dtype=bool)
+            r, c, dr = r[keep], c[keep], known[keep]
+            todo = np.flatnonzero(np.isnan(dr))
+            dr[todo] = self._ref.pair_distances(qb, c0 + r[todo], c[todo], budget)
+            order = np.lexsort((c, dr, r))
+            r, c, dr = r[order], c[order], dr[order]
+            pos = first_k(row_starts(r, c1 - c0), k)
+            dist[a + c0 : a + c1] = dr[pos]
+            idx[a + c0 : a + c1] = c[pos]
+
+    def _proxy(self, qb: Matrix, out: np.ndarray | None) -> tuple[np.ndarray, _Bounds]:
+        """Proxy block ``P`` (b, n), written into ``out`` where the path allows, and the
+        rounding-error bounds that go with it."""
+        dtype = self._dtype
+        d = self._ref.n_features
+        b = qb.shape[0]
+        if self._strategy == "pairwise":
+            from sklearn.metrics import pairwise_distances
+
+            P = pairwise_distances(qb, self._ref.X, metric="manhattan")
+            ql1 = np.asarray(abs(qb).sum(axis=1)).ravel()
+            if self._integral and _is_integral(qb) and ql1.max() + self._max_l1 < 2.0**52:
+                return P, _Bounds(exact=lambda v, rows: v.astype(np.float64))
+            u = _U[np.dtype(np.float64)]
+            slack = 2.02 * (d + 16) * u * (ql1 + self._max_l1) + 2.0**-1000
+            return P, _Bounds(slack=slack)
+
+        u = _U[dtype]
+        gamma = (d + 1) * u / (1 - (d + 1) * u)
+        c_round = 1.01 * (gamma * (1 + 2 * u + u * u) + 3 * u)
+        c_ref = 4 * (d + 16) * _U[np.dtype(np.float64)]
+        tiny = (d + 2) * 2.0**-100
+        M = self._max_norm
+        s = self._scale
+        sparse_q = sp.issparse(qb)
+        if self.metric == "cosine":  # rows of qb are already normalised; norms <= 1
+            qnorm = np.sqrt(row_norms_sq(qb))
+            if self._strategy == "sparse":
+                Qa = (qb * -2.0).astype(dtype)
+                P = out
+                (Qa @ self._XT).toarray(out=P)
+            else:
+                qa = ((qb.toarray() if sparse_q else qb) * -2.0).astype(dtype)
+                P = out
+                np.matmul(qa, self._Xa.T, out=P)
+            eps = c_round * 2 * qnorm * M + c_ref * 2 * (1 + qnorm * M) + tiny
+            return P, _Bounds(slack=2.0 * eps)
+
+        qsq = row_norms_sq(qb) * (s * s)  # scaling by a power of two is exact
+        qnorm = np.sqrt(qsq)
+        top = float(qnorm.max())
+        # a query far larger than the data: scale the block down (a power of 4) so the
+        # float32 products cannot overflow; the ranking of a row is unchanged
+        w = 1.0
+        if top > 2.0**40:
+            w = 4.0 ** (-(math.ceil(math.log2(top)) - 40))
+        if self._strategy == "sparse":
+            Qa = (qb * (-2.0 * w * s)).astype(dtype)
+            P = out
+            (Qa @ self._XT).toarray(out=P)
+            P += (self._xn * w).astype(dtype) if w != 1.0 else self._xn
+        else:
+            qa = np.empty((b, d + 1), dtype=dtype)
+            qa[:, :d] = (qb.toarray() if sparse_q else qb) * (-2.0 * w * s)
+            qa[:, d] = w
+            P = out
+            np.matmul(qa, self._Xa.T, out=P)
+        if self._integral and w == 1.0 and _is_integral(qb) and 2 * top * M + M * M < _EXACT_INT[dtype]:
+            return P, _Bounds(exact=lambda v, rows: np.sqrt(np.maximum(qsq[rows] + v, 0.0)))
+
+        def eps(R: np.ndarray, rows: slice) -> np.ndarray:
+            """Error bound of the proxy (and of the reference distances) for every indexed row
+            of norm <= R (scaled units), per query."""
+            qn = qnorm[rows]
+            return w * (c_round * (R * R + 2 * qn * R) + c_ref * (qn + R) ** 2) + tiny
+
+        def slack(ub: np.ndarray) -> np.ndarray:
+            # first pass: a generous guess of the neighbourhood's radius from the proxy
+            radius = np.sqrt(np.maximum(qsq + ub / w, 0.0)) * 1.125 + 2.0**-20 * M
+            return _FIRST_PASS_SLACK * eps(np.minimum(qnorm + radius, M), slice(None))
+
+        def refine(D: np.ndarray, c0: int, c1: int) -> np.ndarray:
+            # D (unscaled) >= the k-th reference distance; the k nearest rows and everything
+            # tied with them have norm <= ||q|| + D and proxy <= D^2 - ||q||^2 (+ error)
+            Ds = D * s * (1 + 2.0**-40)
+            rows = slice(c0, c1)
+            R = np.minimum(qnorm[rows] + Ds, M)
+            q2 = qsq[rows]
+            return w * (Ds * Ds - q2) + eps(R, rows) + 2.0**-50 * w * (Ds * Ds + q2)
+
+        return P, _Bounds(slack=slack, refine=refine)
+
+
+class _Bounds:
+    """What the selection needs to know about a proxy block's rounding error.
+
+    exact : maps proxy values (and block rows) to distances when the proxy is exact
+        (integer data), else None;
+    slack : per-row slack (array) or a function of the per-row upper bound of the k-th
+        proxy, for the first pass;
+    refine : None, or the rigorous per-row threshold from an upper bound of the k-th
+        reference distance (euclidean: local norms, not the largest norm of the data).
+    """
+
+    def __init__(
+        self,
+        *,
+        exact: Callable[..., np.ndarray] | None = None,
+        slack: np.ndarray | Callable[[np.ndarray], np.ndarray] | None = None,
+        refine: Callable[[np.ndarray, int, int], np.ndarray] | None = None,
+    ) -> None:
+        self.from_proxy = exact
+        self._slack = slack
+        self.refine = refine
+
+    def slack(self, ub: np.ndarray) -> np.ndarray:
+        if self.from_proxy is not None or self._slack is None:
+            return np.zeros_like(ub)
+        return self._slack(ub) if callable(self._slack) else self._slack

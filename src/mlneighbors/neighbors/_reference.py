@@ -1,0 +1,198 @@
+"""The float64 reference distances that every index reports.
+
+Every backend, exact or approximate, finds candidate neighbours its own way and then asks
+:class:`Reference` for the distances it returns.  A distance is a deterministic function of
+the two rows alone (never of block sizes, shards or the position of a row in a batch), so
+equal rows give bit-identical distances and the tie rule "lower index first" is applied to
+the very numbers that are returned.
+
+Definitions (float64 throughout):
+
+- ``euclidean``: dense ``sqrt(sum((x - q) ** 2))`` (numpy's row sum); sparse: the same sum
+  over the stored entries of ``x - q``, accumulated in column order.
+- ``cosine``: ``1 - sum(x_hat * q_hat)`` clipped to [0, 2], where ``x_hat = x / ||x||`` and a
+  zero row stays zero (so its distance to anything is 1, as in scikit-learn).
+- ``manhattan``: ``sum(abs(x - q))``, dense numpy row sum / sparse sum in column order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+Matrix = np.ndarray | sp.csr_matrix
+
+_PAIR_CHUNK_BYTES = 2 * 2**20
+
+
+def row_norms_sq(X: Matrix) -> np.ndarray:
+    """Squared row norms in float64 (dense: numpy row sum; sparse: sum in column order)."""
+    if sp.issparse(X):
+        rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+        return np.bincount(rows, weights=X.data * X.data, minlength=X.shape[0])
+    return (X * X).sum(axis=1)
+
+
+def normalize_rows(X: Matrix) -> Matrix:
+    """Rows divided by their L2 norm; zero rows stay zero."""
+    norms = np.sqrt(row_norms_sq(X))
+    norms[norms == 0] = 1.0
+    if sp.issparse(X):
+        X = X.copy()
+        X.data /= np.repeat(norms, np.diff(X.indptr))
+        return X
+    return X / norms[:, None]
+
+
+class Reference:
+    """Float64 data and the exact pair distances computed from it.
+
+    Parameters
+    ----------
+    X : ndarray or csr_matrix of shape (n_samples, n_features), float64
+        Validated data (see ``check_data``).
+    metric : {"euclidean", "cosine", "manhattan"}
+    """
+
+    def __init__(self, X: Matrix, metric: str) -> None:
+        self.metric = metric
+        self.sparse = sp.issparse(X)
+        _check_magnitude(X, "X")
+        self.X = normalize_rows(X) if metric == "cosine" else X
+        self.n_samples, self.n_features = X.shape
+        if self.sparse:
+            self._row_nnz = np.diff(self.X.indptr)
+
+    def prepare(self, Q: Matrix) -> Matrix:
+        """Queries in the form the pair distances use: X's storage format, normalised for cosine."""
+        if self.sparse and not sp.issparse(Q):
+            Q = sp.csr_matrix(Q)
+        elif not self.sparse and sp.issparse(Q):
+            Q = Q.toarray()
+        _check_magnitude(Q, "Q")
+        return normalize_rows(Q) if self.metric == "cosine" else Q
+
+    def pair_distances(self, Qp: Matrix, rows: np.ndarray, cols: np.ndarray, budget: int) -> np.ndarray:
+        """Distances between ``Qp[rows[i]]`` and ``X[cols[i]]`` for every i, float64.
+
+        Work is done in chunks of pairs whose temporaries fit in ``budget`` bytes.
+        """
+        n_pairs = len(rows)
+        out = np.empty(n_pairs, dtype=np.float64)
+        if n_pairs == 0:
+            return out
+        # small chunks: their temporaries stay in cache and are recycled by the allocator
+        # (large fresh arrays are page-faulted in every time, slow in a virtual machine)
+        budget = min(budget, _PAIR_CHUNK_BYTES)
+        if self.sparse:
+            q_nnz = np.diff(Qp.indptr)
+            # scipy's fancy indexing, the difference and the row sums all hold ~3 copies
+            pair_bytes = 3 * 12 * (self._row_nnz[cols] + q_nnz[rows]) + 64
+            bounds = _chunk_bounds(pair_bytes, budget)
+        else:
+            step = max(1, budget // (2 * 8 * max(1, self.n_features) + 64))
+            bounds = range(0, n_pairs + step, step)
+        starts = list(bounds)
+        for a, b in zip(starts[:-1], starts[1:], strict=True):
+            if a >= n_pairs:
+                break
+            b = min(b, n_pairs)
+            out[a:b] = self._pairs(Qp, rows[a:b], cols[a:b])
+        return out
+
+    def grid_distances(self, Qp: Matrix, cols: np.ndarray, budget: int) -> np.ndarray:
+        """Distances between ``Qp[i]`` and ``X[cols[i, j]]``: an array like ``cols`` (b, m).
+
+        Dense data broadcast each query row over its m rows of X instead of gathering it m
+        times (the same numbers as ``pair_distances``, bit for bit).
+        """
+        b, m = cols.shape
+        if self.sparse or m == 0:
+            rows = np.repeat(np.arange(b), m)
+            return self.pair_distances(Qp, rows, cols.ravel(), budget).reshape(b, m)
+        out = np.empty((b, m), dtype=np.float64)
+        step = max(1, min(budget, _PAIR_CHUNK_BYTES) // (8 * m * max(1, self.n_features) + 64))
+        for a in range(0, b, step):
+            G = self.X[cols[a : a + step]]  # (rows, m, d)
+            out[a : a + step] = self._dense(G, Qp[a : a + step, None, :])
+        return out
+
+    def _dense(self, G: np.ndarray, Qb: np.ndarray) -> np.ndarray:
+        """Reduce gathered rows ``G`` of X against (broadcast) query rows ``Qb``, in place:
+        the definitions of the module docstring, summed along the last axis."""
+        if self.metric == "cosine":
+            G *= Qb
+            return np.clip(1.0 - G.sum(axis=-1), 0.0, 2.0)
+        G -= Qb
+        if self.metric == "manhattan":
+            np.abs(G, out=G)
+            return G.sum(axis=-1)
+        G *= G
+        return np.sqrt(G.sum(axis=-1))
+
+    def _pairs(self, Qp: Matrix, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        X = self.X
+        if not self.sparse:
+            return self._dense(X[cols], Qp[rows])
+        if self.metric == "manhattan":
+            diff = X[cols] - Qp[rows]
+            return _sparse_row_sums(abs(diff))
+        if self.metric == "cosine":
+            prod = X[cols].multiply(Qp[rows]).tocsr()
+            return np.clip(1.0 - _sparse_row_sums(prod), 0.0, 2.0)
+        diff = (X[cols] - Qp[rows]).tocsr()
+        diff.data *= diff.data
+        return np.sqrt(_sparse_row_sums(diff))
+
+    def brute_force(self, Qp: Matrix, k: int, budget: int) -> tuple[np.ndarray, np.ndarray]:
+        """Exact k nearest neighbours of every row of ``Qp`` from pair distances alone.
+
+        Slow (every pair, O(n_features) each) and used only to repair the rows an
+        approximate library could not answer (``-1`` padding, duplicates).
+        """
+        n = self.n_samples
+        nq = Qp.shape[0]
+        dist = np.empty((nq, k))
+        idx = np.empty((nq, k), dtype=np.intp)
+        cols_all = np.arange(n)
+        step = max(1, budget // (48 * n))
+        for a in range(0, nq, step):
+            b = min(a + step, nq)
+            rows = np.repeat(np.arange(a, b), n)
+            cols = np.tile(cols_all, b - a)
+            d = self.pair_distances(Qp, rows, cols, budget).reshape(b - a, n)
+            order = np.lexsort((np.broadcast_to(cols_all, d.shape), d), axis=1)[:, :k]
+            dist[a:b] = np.take_along_axis(d, order, axis=1)
+            idx[a:b] = order
+        return dist, idx
+
+
+def _check_magnitude(A: Matrix, name: str) -> None:
+    """Reject values whose squares overflow float64 (|value| above about 1e154)."""
+    data = A.data if sp.issparse(A) else A
+    if data.size and max(data.max(), -data.min()) > 2.0**500:
+        raise ValueError(
+            f"{name} has values of magnitude above 2**500 (~3e150): squared distances would "
+            "overflow float64; rescale the data"
+        )
+
+
+def _sparse_row_sums(M: sp.csr_matrix) -> np.ndarray:
+    """Row sums of a CSR matrix, each accumulated in storage (column) order."""
+    M = M.tocsr()
+    rows = np.repeat(np.arange(M.shape[0]), np.diff(M.indptr))
+    return np.bincount(rows, weights=M.data, minlength=M.shape[0])
+
+
+def _chunk_bounds(item_bytes: np.ndarray, budget: int) -> list[int]:
+    """Split a sequence of items into consecutive chunks of at most ``budget`` bytes each
+    (a chunk holds at least one item)."""
+    csum = np.cumsum(item_bytes)
+    bounds = [0]
+    total = len(item_bytes)
+    while bounds[-1] < total:
+        a = bounds[-1]
+        base = csum[a - 1] if a > 0 else 0
+        b = int(np.searchsorted(csum, base + budget, side="right"))
+        bounds.append(max(b, a + 1))
+    return bounds

@@ -1,0 +1,114 @@
+"""Backend names, ``get_index`` and ``resolve_backend`` (what every estimator calls)."""
+
+from __future__ import annotations
+
+import copy
+import inspect
+from collections.abc import Mapping
+from typing import Any
+
+from sklearn.base import clone
+
+from ._approximate import FaissHNSWIndex, FaissIVFIndex, HnswlibIndex, PyNNDescentIndex
+from ._base import METRICS, BaseIndex, check_metric
+from ._exact import ExactIndex
+
+__all__ = ["BACKENDS", "get_index", "resolve_backend"]
+
+#: registered backend name -> index class ("exact" is the default everywhere)
+BACKENDS: dict[str, type[BaseIndex]] = {
+    "exact": ExactIndex,
+    "faiss-ivf": FaissIVFIndex,
+    "faiss-hnsw": FaissHNSWIndex,
+    "hnswlib": HnswlibIndex,
+    "pynndescent": PyNNDescentIndex,
+}
+
+
+def get_index(name: str = "exact", *, metric: str = "euclidean", **params: Any) -> BaseIndex:
+    """An unbuilt index of a registered backend.
+
+    Parameters
+    ----------
+    name : {"exact", "faiss-ivf", "faiss-hnsw", "hnswlib", "pynndescent"}, default="exact"
+    metric : str, default="euclidean"
+        Checked against the metrics the backend supports.
+    **params
+        The backend's own parameters (e.g. ``nprobe`` for "faiss-ivf", ``ef`` for "hnswlib").
+
+    Returns
+    -------
+    index : unbuilt index; call ``build(X)`` then ``query(Q, k)``.
+
+    Raises
+    ------
+    ValueError
+        Unknown name or metric, or a metric the backend does not support.
+    TypeError
+        A parameter the backend does not take.
+
+    Examples
+    --------
+    >>> from mlneighbors.neighbors import get_index
+    >>> get_index("exact", metric="cosine")
+    ExactIndex(metric='cosine')
+    """
+    if not isinstance(name, str) or name not in BACKENDS:
+        raise ValueError(f"Unknown backend {name!r}; valid backends are {sorted(BACKENDS)}")
+    cls = BACKENDS[name]
+    check_metric(metric, cls.supported_metrics, name)
+    valid = [p for p in inspect.signature(cls.__init__).parameters if p not in ("self", "metric")]
+    unknown = sorted(set(params) - set(valid))
+    if unknown:
+        raise TypeError(f"backend {name!r} got unexpected parameter(s) {unknown}; valid parameters are {valid}")
+    return cls(metric=metric, **params)
+
+
+def resolve_backend(
+    backend: Any = "exact", metric: str | None = "euclidean", params: Mapping[str, Any] | None = None
+) -> Any:
+    """The unbuilt index an estimator should use for ``backend=`` and ``backend_params=``.
+
+    Parameters
+    ----------
+    backend : str, index object or None
+        A registered name (None means "exact"), or any object with ``build(X)`` and
+        ``query(Q, k)`` (it is copied unbuilt, never modified).
+    metric : str or None, default="euclidean"
+        The estimator's metric.  With a name it is passed to :func:`get_index`; with an object
+        it must equal the object's ``metric`` when it has one (None accepts the object's).
+    params : mapping or None
+        Backend parameters.  With a name they go to :func:`get_index`; with an object they
+        are applied with ``set_params`` on the copy (an object without ``set_params`` takes
+        none).
+
+    Returns
+    -------
+    index : an unbuilt index, ready for ``build(X)``.
+    """
+    params = dict(params or {})
+    if backend is None or isinstance(backend, str):
+        return get_index(backend or "exact", metric=metric or "euclidean", **params)
+    if not (callable(getattr(backend, "build", None)) and callable(getattr(backend, "query", None))):
+        raise TypeError(
+            f"backend must be one of {sorted(BACKENDS)} or an object with build(X) and "
+            f"query(Q, k) methods, got {backend!r}"
+        )
+    own_metric = getattr(backend, "metric", None)
+    if metric is not None and own_metric != metric:
+        if own_metric is None and metric not in METRICS:
+            raise ValueError(f"Unknown metric {metric!r}; valid metrics are {list(METRICS)}")
+        if own_metric is not None:
+            raise ValueError(f"the backend object has metric={own_metric!r} but metric={metric!r} was requested")
+    try:
+        index = clone(backend)
+    except TypeError:
+        index = copy.deepcopy(backend)
+    if params:
+        if not callable(getattr(index, "set_params", None)):
+            raise ValueError(
+                f"backend_params {sorted(params)} given, but the backend object {type(backend).__name__} "
+                "has no set_params; configure the object itself"
+            )
+        index.set_params(**params)
+    return index

@@ -1,0 +1,107 @@
+"""Approximate adapters: recall against exact, protocol normalisation, pickling, repairs."""
+
+import pickle
+import sys
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from mlneighbors.neighbors import ExactIndex, get_index
+
+from ._twins import twin_kneighbors
+
+LIBRARY = {"faiss-ivf": "faiss", "faiss-hnsw": "faiss", "hnswlib": "hnswlib", "pynndescent": "pynndescent"}
+EXTRA = {"faiss-ivf": "faiss", "faiss-hnsw": "faiss", "hnswlib": "hnsw", "pynndescent": "pynndescent"}
+
+
+# pynndescent compiles its numba kernels on first use in every process (~45 s here, once
+# per metric): its tests are marked slow and kept to a minimum
+SLOW = {"pynndescent": [pytest.mark.slow]}
+NAMES = [pytest.param(name, marks=SLOW.get(name, [])) for name in LIBRARY]
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(7)
+    C = rng.standard_normal((20, 12)) * 4
+    X = C[rng.integers(0, 20, 2000)] + rng.standard_normal((2000, 12))
+    Q = np.vstack([X[:100] + 0.01, C[rng.integers(0, 20, 100)] + rng.standard_normal((100, 12))])
+    return X, Q
+
+
+def recall(idx, ref_idx):
+    return np.mean([len(np.intersect1d(a, b)) / len(b) for a, b in zip(idx, ref_idx, strict=True)])
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
+def test_recall_and_protocol(data, name, metric):
+    if name == "pynndescent" and metric == "cosine":
+        pytest.skip("pynndescent passes the metric through; one metric is enough for a slow test")
+    pytest.importorskip(LIBRARY[name])
+    X, Q = data
+    index = get_index(name, metric=metric).build(X)
+    assert index.exact is False and index.metric == metric
+    dist, idx = index.query(Q, 10)
+    ref_dist, ref_idx = ExactIndex(metric=metric).build(X).query(Q, 10)
+    assert recall(idx, ref_idx) >= 0.9
+    assert dist.dtype == np.float64 and idx.dtype == np.intp
+    assert np.all((idx >= 0) & (idx < len(X)))
+    assert np.all(np.diff(dist, axis=1) >= 0)
+    # the returned distances are the exact backend's float64 distances of those rows
+    twin = twin_kneighbors(X, Q, len(X), metric)
+    pos = np.argsort(twin[1], axis=1)
+    np.testing.assert_array_equal(dist, np.take_along_axis(twin[0], np.take_along_axis(pos, idx, 1), 1))
+    # pickles cleanly and answers the same
+    again = pickle.loads(pickle.dumps(index))
+    np.testing.assert_array_equal(again.query(Q, 10)[1], idx)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_sparse_input_and_loo_shapes(data, name):
+    pytest.importorskip(LIBRARY[name])
+    X, Q = data
+    Xs = sp.csr_matrix(np.where(np.abs(X) > 1.5, X, 0.0)[:300])
+    dist, idx = get_index(name).build(Xs).query(Xs[:20], 5)
+    assert idx.shape == (20, 5) and np.all(idx >= 0)
+    np.testing.assert_array_equal(idx[:, 0], np.arange(20))  # each row finds itself
+    np.testing.assert_array_equal(dist[:, 0], 0.0)
+
+
+def test_faiss_ivf_padding_is_repaired_exactly(data):
+    pytest.importorskip("faiss")
+    X, Q = data
+    # 51 cells, one probed: a cell holds ~40 points, so k = 300 leaves faiss padding with -1
+    index = get_index("faiss-ivf", nlist=51, nprobe=1).build(X)
+    dist, idx = index.query(Q[:30], 300)
+    assert np.all(idx >= 0)
+    ref_dist, ref_idx = twin_kneighbors(X, Q[:30], 300)
+    np.testing.assert_array_equal(idx, ref_idx)  # repaired rows are exact
+    np.testing.assert_array_equal(dist, ref_dist)
+
+
+def test_hnswlib_ef_below_k(data):
+    pytest.importorskip("hnswlib")
+    X, Q = data
+    dist, idx = get_index("hnswlib", ef=1, M=4).build(X[:200]).query(Q[:10], 150)
+    assert np.all(idx >= 0) and all(len(set(r)) == 150 for r in idx)
+
+
+@pytest.mark.parametrize("name", list(LIBRARY))
+def test_missing_package_names_the_extra(monkeypatch, name):
+    monkeypatch.setitem(sys.modules, LIBRARY[name], None)  # import now raises ImportError
+    index = get_index(name)  # creating is fine: nothing is imported before build
+    with pytest.raises(ImportError, match=rf"backend='{name}' needs .*pip install 'mlneighbors\[{EXTRA[name]}\]'"):
+        index.build(np.eye(3))
+
+
+def test_importing_the_package_imports_no_optional_library():
+    import subprocess
+
+    code = (
+        "import sys, mlneighbors.neighbors as m; m.get_index('hnswlib'); "
+        "print(sorted(x for x in ('faiss', 'hnswlib', 'pynndescent', 'numba', 'dask') if x in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -1,0 +1,191 @@
+"""The exact brute force against its loop twin (dense data)."""
+
+import numpy as np
+import pytest
+
+from mlneighbors.neighbors import ExactIndex
+
+from ._twins import distances_to, tricky_data, tricky_queries, twin_kneighbors
+
+METRICS = ["euclidean", "cosine", "manhattan"]
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("precision", ["float32", "float64"])
+@pytest.mark.parametrize("integer", [False, True])
+def test_agrees_with_loop_twin_bit_for_bit(rng, metric, precision, integer):
+    # n and the number of queries are not multiples of the (tiny) block size
+    X = tricky_data(rng, 157, 7, integer=integer)
+    Q = tricky_queries(rng, X, 41)
+    index = ExactIndex(metric=metric, precision=precision, working_memory=0.01, n_jobs=2).build(X)
+    for k in (1, 6, 156, 157):
+        dist, idx = index.query(Q, k)
+        ref_dist, ref_idx = twin_kneighbors(X, Q, k, metric)
+        np.testing.assert_array_equal(idx, ref_idx)
+        np.testing.assert_array_equal(dist, ref_dist)
+        assert dist.dtype == np.float64 and idx.dtype == np.intp
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
+def test_near_ties_below_float32_resolution(rng, metric):
+    # 300 points at (almost) the same distance from the query: float32 cannot order them,
+    # the float64 re-ranking must, exactly as the twin does
+    d = 5
+    q = rng.standard_normal(d)
+    u = rng.standard_normal((300, d))
+    u /= np.linalg.norm(u, axis=1)[:, None]
+    radius = 3.0 * (1 + 1e-11 * rng.standard_normal(300))
+    X = np.vstack([q + radius[:, None] * u, q + 10 * u[:50]])
+    if metric == "cosine":
+        X = np.vstack([q * (1 + 1e-12 * rng.standard_normal((300, 1))) + 1e-9 * u, u[:50]])
+    for k in (1, 10, 299):
+        dist, idx = ExactIndex(metric=metric).build(X).query(q[None, :], k)
+        ref_dist, ref_idx = twin_kneighbors(X, q[None, :], k, metric)
+        np.testing.assert_array_equal(idx, ref_idx)
+        np.testing.assert_array_equal(dist, ref_dist)
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_result_for_k_is_prefix_of_larger_k(rng, metric):
+    X = tricky_data(rng, 120, 4, integer=True)
+    Q = tricky_queries(rng, X, 30)
+    index = ExactIndex(metric=metric).build(X)
+    dist30, idx30 = index.query(Q, 30)
+    for k in range(1, 30):
+        dist, idx = index.query(Q, k)
+        np.testing.assert_array_equal(idx, idx30[:, :k])
+        np.testing.assert_array_equal(dist, dist30[:, :k])
+
+
+def test_ties_go_to_the_lower_index():
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0], [1.0, 0.0], [5.0, 5.0]])
+    dist, idx = ExactIndex().build(X).query(np.zeros((1, 2)), 5)
+    np.testing.assert_array_equal(idx, [[0, 1, 2, 3, 4]])
+    np.testing.assert_array_equal(dist, [[1.0] * 5])
+    dist, idx = ExactIndex().build(X).query([[1.0, 0.0]], 3)
+    np.testing.assert_array_equal(idx, [[0, 4, 1]])
+
+
+def test_blocks_and_threads_do_not_change_the_result(rng):
+    # large enough for the thread pool (small queries run in the calling thread)
+    X = tricky_data(rng, 3001, 8)
+    Q = tricky_queries(rng, X, 397)
+    ref = twin_kneighbors(X, Q, 11)
+    for wm, jobs in [(0.05, 2), (0.5, 1), (64, 2), (0.2, 3)]:
+        got = ExactIndex(working_memory=wm, n_jobs=jobs).build(X).query(Q, 11)
+        np.testing.assert_array_equal(got[1], ref[1])
+        np.testing.assert_array_equal(got[0], ref[0])
+
+
+@pytest.mark.parametrize("scale", [1e-150, 1e-30, 1e30, 1e100])
+def test_extreme_scales(rng, scale):
+    X = tricky_data(rng, 80, 5)
+    Q = tricky_queries(rng, X, 12) * scale
+    X = X * scale
+    for metric in METRICS:
+        dist, idx = ExactIndex(metric=metric).build(X).query(Q, 7)
+        ref_dist, ref_idx = twin_kneighbors(X, Q, 7, metric)
+        np.testing.assert_array_equal(idx, ref_idx)
+        np.testing.assert_array_equal(dist, ref_dist)
+
+
+def test_queries_far_beyond_float32_range(rng):
+    X = tricky_data(rng, 60, 4)
+    Q = np.vstack([X[:3] * 1e45, rng.standard_normal((3, 4)) * 1e60, X[3:5]])
+    dist, idx = ExactIndex().build(X).query(Q, 9)
+    ref_dist, ref_idx = twin_kneighbors(X, Q, 9)
+    np.testing.assert_array_equal(idx, ref_idx)
+    np.testing.assert_array_equal(dist, ref_dist)
+
+
+def test_outlier_norm_and_constant_data(rng):
+    X = rng.standard_normal((90, 3))
+    X[17] *= 1e6  # one huge row widens the float32 error bound for everyone
+    Q = rng.standard_normal((10, 3))
+    np.testing.assert_array_equal(ExactIndex().build(X).query(Q, 5)[1], twin_kneighbors(X, Q, 5)[1])
+    Z = np.zeros((40, 3))  # every distance tied
+    dist, idx = ExactIndex().build(Z).query(Q, 6)
+    np.testing.assert_array_equal(idx, np.tile(np.arange(6), (10, 1)))
+    np.testing.assert_array_equal(dist, np.repeat(np.linalg.norm(Q, axis=1)[:, None], 6, axis=1))
+
+
+def test_single_row_and_single_feature():
+    dist, idx = ExactIndex().build([[2.0]]).query([[5.0], [2.0]], 1)
+    np.testing.assert_array_equal(idx, [[0], [0]])
+    np.testing.assert_array_equal(dist, [[3.0], [0.0]])
+
+
+def test_input_types_are_converted(rng):
+    X = rng.integers(0, 5, size=(30, 4))
+    Q = X[:5].tolist()
+    a = ExactIndex().build(X).query(Q, 4)
+    b = ExactIndex().build(X.astype(np.float32)[:, ::1]).query(np.asfortranarray(np.array(Q, float)), 4)
+    np.testing.assert_array_equal(a[1], b[1])
+    np.testing.assert_array_equal(a[0], b[0])
+
+
+def test_distances_are_the_reference_distances(rng):
+    X = rng.standard_normal((50, 6))
+    Q = rng.standard_normal((4, 6))
+    for metric in METRICS:
+        dist, idx = ExactIndex(metric=metric).build(X).query(Q, 50)
+        for i in range(4):
+            if metric == "cosine":
+                Xn = X / np.sqrt((X * X).sum(1))[:, None]
+                qn = Q[i] / np.sqrt((Q[i] * Q[i]).sum())
+                expect = distances_to(Xn, qn, metric)
+            else:
+                expect = distances_to(X, Q[i], metric)
+            np.testing.assert_array_equal(dist[i], expect[idx[i]])
+            assert np.all(np.diff(dist[i]) >= 0)
+
+
+def test_attributes():
+    index = ExactIndex(metric="cosine")
+    assert index.exact is True and index.metric == "cosine"
+    index.build(np.eye(3))
+    assert index.n_samples_fit_ == 3 and index.n_features_in_ == 3
+
+
+def test_values_whose_squares_overflow_are_rejected(rng):
+    X = rng.standard_normal((10, 3))
+    with pytest.raises(ValueError, match="overflow"):
+        ExactIndex().build(X * 1e160)
+    index = ExactIndex().build(X)
+    with pytest.raises(ValueError, match="Q has values"):
+        index.query(X * 1e160, 2)
+
+
+@pytest.mark.parametrize("sparse_strategy", ["densify", "sparse"])
+def test_pickles_cleanly(rng, sparse_strategy):
+    import pickle
+
+    import scipy.sparse as sp
+
+    X = tricky_data(rng, 60, 5, integer=True)
+    for data in (X, sp.csr_matrix(X)):
+        index = ExactIndex(metric="cosine", sparse_strategy=sparse_strategy).build(data)
+        again = pickle.loads(pickle.dumps(index))
+        for a, b in zip(again.query(X[:9], 6), index.query(X[:9], 6), strict=True):
+            np.testing.assert_array_equal(a, b)
+        assert again.get_params() == index.get_params()
+
+
+def test_heterogeneous_norms_and_the_second_pass(rng, monkeypatch):
+    # birds-like data: most rows of norm ~1e2, a few of norm ~1e5, near-ties among the small
+    X = rng.standard_normal((300, 6)) * 100
+    X[::37] *= 1000
+    base = X[5].copy()
+    X[200:260] = base + 1e-9 * rng.standard_normal((60, 6))
+    Q = np.vstack([base, X[:20] + 0.5, X[::37][:3] * 1.0001])
+    ref = twin_kneighbors(X, Q, 15)
+    got = ExactIndex().build(X).query(Q, 15)
+    np.testing.assert_array_equal(got[1], ref[1])
+    np.testing.assert_array_equal(got[0], ref[0])
+    # white box: with no first-pass slack the rigorous second threshold must add the rows
+    import mlneighbors.neighbors._exact as exact_module
+
+    monkeypatch.setattr(exact_module, "_FIRST_PASS_SLACK", 0.0)
+    got = ExactIndex().build(X).query(Q, 15)
+    np.testing.assert_array_equal(got[1], ref[1])
+    np.testing.assert_array_equal(got[0], ref[0])
