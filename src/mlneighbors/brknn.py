@@ -1,0 +1,134 @@
+"""BRkNN and its extensions -a and -b (Spyromitros, Tsoumakas & Vlahavas 2008)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.utils._param_validation import StrOptions
+
+from ._base import KNeighborsMultilabelBase
+from ._counts import membership_counts
+
+__all__ = ["BRkNN"]
+
+
+def vote_scores(C: np.ndarray, k: int) -> np.ndarray:
+    """The smoothed vote fraction ``(C + 1) / (k + 1.5)``.
+
+    Strictly inside (0, 1) and in the same order as the raw fraction ``C / k``.  The
+    pseudo-counts (one vote for, half a vote against) are asymmetric so that the score is
+    above 0.5 exactly when BRkNN predicts (``2 C >= k``): at ``C = k / 2`` the symmetric
+    ``(C + 1) / (k + 2)`` would be exactly 0.5, which rounds to 0.
+    """
+    return (C + 1.0) / (k + 1.5)
+
+
+class BRkNN(KNeighborsMultilabelBase):
+    """Binary relevance kNN: each label predicted from the share of neighbours that carry it.
+
+    The confidence of label ``l`` is ``c_l = C_l / k``, ``C_l`` the number of the ``k``
+    nearest neighbours carrying ``l``.
+
+    - ``extension=None`` (BRkNN): predict ``l`` when ``c_l >= 0.5``.
+    - ``extension="a"`` (BRkNN-a): as BRkNN; when that predicts no label, predict the
+      single label of highest confidence (ties: the lowest label index). When every
+      confidence is 0 the set stays empty.
+    - ``extension="b"`` (BRkNN-b): predict the ``m`` labels of highest confidence (ties:
+      the lowest label index), ``m`` the mean size of the neighbours' label sets
+      rounded half up (1.5 -> 2). ``m = 0`` predicts the empty set.
+
+    Parameters
+    ----------
+    n_neighbors : int, default=10
+        ``k``, at least 1; clipped to ``n_samples`` with a ``NeighborsWarning`` when the
+        training set is smaller.
+    extension : {None, "a", "b"}, default=None
+    metric : {"euclidean", "cosine"}, default="euclidean"
+    backend : str or index object, default="exact"
+    backend_params : dict, default=None
+    n_jobs : int, default=None
+
+    Attributes
+    ----------
+    n_neighbors_ : int
+        The ``k`` used: ``n_neighbors``, clipped to what the training set allows.
+    n_labels_ : int
+    classes_ : ndarray or list of ndarray
+        The classes of a 1-D target; for a label indicator, one array ``[0, 1]`` per label.
+    n_features_in_ : int
+
+    Notes
+    -----
+    ``predict`` applies the rules above to the raw votes. ``predict_proba`` reports the
+    smoothed, order-preserving confidence ``(C_l + 1) / (k + 1.5)``, strictly inside
+    (0, 1) as scikit-learn's multi-label checks require (the raw fraction reaches 0
+    and 1); it is above 0.5 exactly where plain BRkNN predicts the label.  The
+    extensions -a and -b do not threshold it: their predictions can include a label
+    scored below 0.5 (-a's fallback, -b's top ``m``) or leave out one scored above.
+    Fitting stores the training set; there is nothing to learn.
+
+    References
+    ----------
+    E. Spyromitros, G. Tsoumakas, I. Vlahavas. An empirical study of lazy multilabel
+    classification algorithms. SETN 2008, LNAI 5138, pp. 401-406.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlneighbors import BRkNN
+    >>> X = np.array([[0.0], [0.1], [0.2], [1.0], [1.1], [1.2]])
+    >>> Y = np.array([[1, 0], [1, 0], [0, 1], [0, 1], [0, 1], [0, 0]])
+    >>> BRkNN(n_neighbors=3, extension="b").fit(X, Y).predict([[0.1], [1.1]])
+    array([[1, 0],
+           [0, 1]])
+    """
+
+    _parameter_constraints: dict = {
+        **KNeighborsMultilabelBase._parameter_constraints,
+        "extension": [StrOptions({"a", "b"}), None],
+    }
+    _needs_loo = False
+
+    def __init__(
+        self,
+        n_neighbors: int = 10,
+        *,
+        extension: str | None = None,
+        metric: str = "euclidean",
+        backend: Any = "exact",
+        backend_params: dict | None = None,
+        n_jobs: int | None = None,
+    ) -> None:
+        self.n_neighbors = n_neighbors
+        self.extension = extension
+        self.metric = metric
+        self.backend = backend
+        self.backend_params = backend_params
+        self.n_jobs = n_jobs
+
+    def _fit_labels(self, Y: np.ndarray, X: Any) -> None:
+        self._set_sizes = Y.sum(axis=1, dtype=np.int64)
+
+    def _score_block(self, neighbors: np.ndarray, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        k = self.n_neighbors_
+        C = membership_counts(neighbors, self._Y)
+        if self.extension == "b":
+            # m = round-half-up(sum |Y_j| / k), in integers: floor((2 sum + k) / 2k)
+            m = (2 * self._set_sizes[neighbors].sum(axis=1) + k) // (2 * k)
+            decisions = top_m(C, m)
+        else:
+            decisions = 2 * C >= k
+            if self.extension == "a":
+                empty = ~decisions.any(axis=1) & (C.max(axis=1) > 0)
+                rows = np.flatnonzero(empty)
+                decisions[rows, np.argmax(C[rows], axis=1)] = True  # argmax: lowest index on ties
+        return vote_scores(C, k), decisions
+
+
+def top_m(C: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """The ``m[q]`` labels of highest ``C[q]`` per row, ties broken by the lower label index."""
+    order = np.argsort(-C, axis=1, kind="stable")  # stable: equal counts keep label order
+    rank = np.empty_like(order)
+    np.put_along_axis(rank, order, np.arange(C.shape[1])[None, :], axis=1)
+    return rank < m[:, None]

@@ -1,0 +1,95 @@
+"""LPkNN: label powerset kNN (Spyromitros, Tsoumakas & Vlahavas 2008)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._base import KNeighborsMultilabelBase
+from ._counts import distinct_rows, membership_counts
+from .brknn import vote_scores
+
+__all__ = ["LPkNN"]
+
+
+class LPkNN(KNeighborsMultilabelBase):
+    """Label powerset kNN: predict the label set that occurs most often among the neighbours.
+
+    Every distinct label set of the training data is one class. A query gets the
+    label set carried by most of its ``k`` nearest neighbours; among tied sets, the
+    one whose first occurrence in the neighbour order (ascending distance, ties by
+    training index) is nearest.
+
+    Parameters
+    ----------
+    n_neighbors : int, default=10
+        ``k``, at least 1; clipped to ``n_samples`` with a ``NeighborsWarning`` when the
+        training set is smaller.
+    metric : {"euclidean", "cosine"}, default="euclidean"
+    backend : str or index object, default="exact"
+    backend_params : dict, default=None
+    n_jobs : int, default=None
+
+    Attributes
+    ----------
+    label_sets_ : ndarray of shape (n_sets, n_labels)
+        The distinct label sets of the training data.
+    n_neighbors_ : int
+        The ``k`` used: ``n_neighbors``, clipped to what the training set allows.
+    n_labels_ : int
+    classes_ : ndarray or list of ndarray
+        The classes of a 1-D target; for a label indicator, one array ``[0, 1]`` per label.
+    n_features_in_ : int
+
+    Notes
+    -----
+    Scores for ranking are the neighbours' vote fractions, as BRkNN's, reported
+    smoothed as ``(C_l + 1) / (k + 2)`` so that they lie strictly inside (0, 1).
+
+    References
+    ----------
+    E. Spyromitros, G. Tsoumakas, I. Vlahavas. An empirical study of lazy multilabel
+    classification algorithms. SETN 2008.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlneighbors import LPkNN
+    >>> X = np.array([[0.0], [0.1], [0.2], [1.0], [1.1], [1.2]])
+    >>> Y = np.array([[1, 1], [1, 1], [1, 0], [0, 1], [0, 1], [1, 0]])
+    >>> LPkNN(n_neighbors=3).fit(X, Y).predict([[0.05], [1.05]])
+    array([[1, 1],
+           [0, 1]])
+    """
+
+    _needs_loo = False
+
+    def __init__(
+        self,
+        n_neighbors: int = 10,
+        *,
+        metric: str = "euclidean",
+        backend: Any = "exact",
+        backend_params: dict | None = None,
+        n_jobs: int | None = None,
+    ) -> None:
+        self.n_neighbors = n_neighbors
+        self.metric = metric
+        self.backend = backend
+        self.backend_params = backend_params
+        self.n_jobs = n_jobs
+
+    def _fit_labels(self, Y: np.ndarray, X: Any) -> None:
+        self.label_sets_, self._set_of_row = distinct_rows(Y)
+
+    def _score_block(self, neighbors: np.ndarray, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        sets = self._set_of_row[neighbors]  # (m, k) set id of each neighbour
+        # votes[q, j]: how many neighbours of q carry the set of its j-th neighbour; the
+        # first position of the largest count is the first occurrence of the winning
+        # set, and of all tied sets the one that occurs first
+        votes = (sets[:, :, None] == sets[:, None, :]).sum(axis=2)
+        winner = sets[np.arange(len(sets)), np.argmax(votes, axis=1)]
+        decisions = self.label_sets_[winner].astype(bool)
+        C = membership_counts(neighbors, self._Y)
+        return vote_scores(C, self.n_neighbors_), decisions

@@ -1,0 +1,87 @@
+"""The models inside scikit-learn: clone, params, Pipeline, GridSearchCV, pickle."""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV, KFold
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import MinMaxScaler
+
+from mlneighbors import BRkNN, DMLkNN, LAMLkNN, LPkNN, MLkNN
+
+MODELS = [
+    MLkNN(3, smoothing=0.5),
+    BRkNN(3, extension="b"),
+    LPkNN(3),
+    DMLkNN(3, delta=1),
+    LAMLkNN(3, n_clusters=2, random_state=0),
+]
+
+
+@pytest.fixture
+def data(rng):
+    X = rng.normal(size=(60, 4)) * [1.0, 10.0, 100.0, 0.1]
+    Y = (rng.random((60, 5)) < 0.3).astype(int)
+    Y[:, 0] = X[:, 0] > 0
+    return X, Y
+
+
+@pytest.mark.parametrize("model", MODELS, ids=repr)
+def test_clone_and_params(model, data):
+    params = model.get_params()
+    twin = clone(model)
+    assert twin.get_params() == params and twin is not model
+    twin.set_params(n_neighbors=4)
+    assert twin.n_neighbors == 4 and model.n_neighbors == 3
+    fitted = clone(model).fit(*data)
+    assert not hasattr(clone(fitted), "n_neighbors_")
+
+
+@pytest.mark.parametrize("model", MODELS, ids=repr)
+def test_pipeline(model, data):
+    X, Y = data
+    pipe = make_pipeline(MinMaxScaler(), clone(model)).fit(X, Y)
+    scaled = clone(model).fit(MinMaxScaler().fit_transform(X), Y)
+    Xs = MinMaxScaler().fit(X).transform(X)
+    np.testing.assert_array_equal(pipe.predict(X), scaled.predict(Xs))
+    np.testing.assert_array_equal(pipe.predict_proba(X), scaled.predict_proba(Xs))
+
+
+@pytest.mark.parametrize("model", MODELS, ids=repr)
+def test_grid_search(model, data):
+    X, Y = data
+    grid = {"n_neighbors": [1, 3, 5]}
+    if "smoothing" in model.get_params():
+        grid["smoothing"] = [0.5, 1.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a failing fold would only warn and score NaN
+        search = GridSearchCV(
+            clone(model), grid, scoring=["f1_micro", "average_precision"], refit="f1_micro", cv=KFold(3)
+        ).fit(X, Y)
+    assert np.isfinite(search.cv_results_["mean_test_f1_micro"]).all()
+    assert np.isfinite(search.cv_results_["mean_test_average_precision"]).all()
+    assert search.best_params_["n_neighbors"] in (1, 3, 5)
+    assert search.predict(X).shape == Y.shape
+    search = GridSearchCV(make_pipeline(MinMaxScaler(), clone(model)), {}, cv=KFold(3)).fit(X, Y)
+    assert 0.0 <= search.best_score_ <= 1.0  # the classifier's default score: subset accuracy
+
+
+@pytest.mark.parametrize("model", MODELS, ids=repr)
+def test_pickle_round_trip(model, data):
+    X, Y = data
+    fitted = clone(model).fit(X, Y)
+    again = pickle.loads(pickle.dumps(fitted))
+    np.testing.assert_array_equal(again.predict_proba(X), fitted.predict_proba(X))
+
+
+def test_grid_search_on_a_one_d_target(rng):
+    X = rng.normal(size=(90, 2))
+    y = np.where(X[:, 0] > 0.3, "up", np.where(X[:, 0] < -0.3, "down", "flat"))
+    search = GridSearchCV(MLkNN(), {"n_neighbors": [3, 7]}, cv=3).fit(X, y)
+    assert set(search.predict(X)) <= {"up", "down", "flat"}
+    assert search.best_score_ > 0.6

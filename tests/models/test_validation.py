@@ -1,0 +1,152 @@
+"""Bad input: each a clear error (or, for too large a k, a clear warning)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.exceptions import NotFittedError
+
+from mlneighbors import BRkNN, DMLkNN, LAMLkNN, LPkNN, MLkNN
+
+MAKERS = [MLkNN, BRkNN, LPkNN, DMLkNN, LAMLkNN]
+
+
+@pytest.fixture
+def data(rng):
+    X = rng.normal(size=(12, 3))
+    Y = (rng.random((12, 4)) < 0.5).astype(int)
+    return X, Y
+
+
+@pytest.mark.parametrize("make", MAKERS)
+def test_y_not_binary(make, data):
+    X, Y = data
+    bad = Y.copy()
+    bad[0, 0] = 2
+    with pytest.raises(ValueError, match="Unknown label type.*only 0 and 1"):
+        make(3).fit(X, bad)
+    with pytest.raises(ValueError, match="Unknown label type"):
+        make(3).fit(X, X[:, 0])  # continuous 1-D
+    with pytest.raises(ValueError, match="Unknown label type"):
+        make(3).fit(X, sp.csr_matrix(bad))
+
+
+@pytest.mark.parametrize("make", MAKERS)
+def test_x_and_y_of_different_lengths(make, data):
+    X, Y = data
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        make(3).fit(X, Y[:-1])
+
+
+@pytest.mark.parametrize("make", MAKERS)
+@pytest.mark.parametrize("k", [0, -1])
+def test_n_neighbors_below_one(make, k, data):
+    with pytest.raises(ValueError, match="'n_neighbors' parameter.*range \\[1, inf\\)"):
+        make(k).fit(*data)
+    with pytest.raises(ValueError, match="'n_neighbors' parameter"):
+        make(2.5).fit(*data)
+
+
+@pytest.mark.parametrize("make, limit", [(MLkNN, 11), (DMLkNN, 11), (LAMLkNN, 11), (BRkNN, 12), (LPkNN, 12)])
+def test_n_neighbors_larger_than_the_training_set_is_clipped_with_a_warning(make, limit, data):
+    X, Y = data  # 12 rows: leave-one-out models have 11 neighbours per row, the others 12
+    for k in (limit, limit + 1, 50):
+        if k == limit:
+            model = make(k).fit(X, Y)  # the largest k that fits: no warning
+        else:
+            with pytest.warns(UserWarning, match=f"n_neighbors={k} is more than the {limit} neighbours"):
+                model = make(k).fit(X, Y)
+        assert model.n_neighbors_ == limit and model.n_neighbors == k
+        assert model.predict(X).shape == Y.shape
+
+
+def test_n_clusters_larger_than_the_training_set(data):
+    with pytest.raises(ValueError, match="n_clusters=13 must be at most the number of training rows \\(12\\)"):
+        LAMLkNN(3, n_clusters=13).fit(*data)
+    with pytest.raises(ValueError, match="'n_clusters' parameter"):
+        LAMLkNN(3, n_clusters=0).fit(*data)
+
+
+def test_negative_delta(data):
+    with pytest.raises(ValueError, match="'delta' parameter.*range \\[0, inf\\)"):
+        DMLkNN(3, delta=-1).fit(*data)
+
+
+@pytest.mark.parametrize("extension", ["c", "A", "", 1])
+def test_unknown_extension(extension, data):
+    with pytest.raises(ValueError, match="'extension' parameter"):
+        BRkNN(3, extension=extension).fit(*data)
+
+
+@pytest.mark.parametrize("make", [MLkNN, DMLkNN, LAMLkNN])
+def test_negative_smoothing(make, data):
+    with pytest.raises(ValueError, match="'smoothing' parameter"):
+        make(3, smoothing=-0.1).fit(*data)
+
+
+def test_unknown_metric_and_backend(data):
+    with pytest.raises(ValueError, match="'metric' parameter"):
+        MLkNN(3, metric="chebyshev").fit(*data)
+    with pytest.raises(ValueError, match="Unknown backend"):
+        MLkNN(3, backend="nope").fit(*data)
+
+
+def test_clusterer_without_predict(data):
+    class FitOnly:
+        def fit(self, X):
+            return self
+
+    with pytest.raises(ValueError, match="'clusterer' parameter"):
+        LAMLkNN(3, clusterer=FitOnly()).fit(*data)
+
+
+@pytest.mark.parametrize("make", MAKERS)
+def test_predict_before_fit(make, data):
+    X, _ = data
+    for method in ("predict", "predict_proba"):
+        with pytest.raises(NotFittedError):
+            getattr(make(3), method)(X)
+
+
+@pytest.mark.parametrize("make", MAKERS)
+def test_different_number_of_features_at_predict(make, data):
+    X, Y = data
+    model = make(3).fit(X, Y)
+    with pytest.raises(ValueError, match="X has 2 features, but .* is expecting 3 features"):
+        model.predict(X[:, :2])
+    with pytest.raises(ValueError, match="X has 4 features"):
+        model.predict_proba(np.hstack([X, X[:, :1]]))
+
+
+@pytest.mark.parametrize("make", MAKERS)
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_nan_or_inf_in_x(make, bad, data):
+    X, Y = data
+    Xbad = X.copy()
+    Xbad[3, 1] = bad
+    match = "NaN" if np.isnan(bad) else "infinity"
+    with pytest.raises(ValueError, match=match):
+        make(3).fit(Xbad, Y)
+    with pytest.raises(ValueError, match=match):
+        make(3).fit(sp.csr_matrix(Xbad), Y)
+    model = make(3).fit(X, Y)
+    with pytest.raises(ValueError, match=match):
+        model.predict(Xbad)
+
+
+@pytest.mark.parametrize("make", MAKERS)
+def test_too_few_rows_and_empty_input(make, data):
+    X, Y = data
+    with pytest.raises(ValueError, match="minimum of 2 is required"):
+        make(1).fit(X[:1], Y[:1])
+    with pytest.raises(ValueError, match="0 sample"):
+        make(1).fit(X[:0], Y[:0])
+
+
+def test_a_label_nobody_has_warns(data):
+    X, Y = data
+    Y = Y.copy()
+    Y[:, 2] = 0
+    with pytest.warns(UserWarning, match="1 label\\(s\\) have no positive training example \\(columns \\[2\\]\\)"):
+        MLkNN(3).fit(X, Y)

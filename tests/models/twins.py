@@ -1,0 +1,259 @@
+"""Loop twins of the five lazy classifiers: the formulas of ALGORITHMS.md, one instance and
+one label at a time, with a brute-force neighbour search of their own.
+
+Nothing here imports the package: these are transcriptions of the spec, written to be
+obviously correct, not fast.  Every twin returns ``(scores, predictions)`` as nested lists
+(queries x labels) of floats and 0/1 ints.
+
+Score reporting conventions that the spec leaves open and the package documents, and that
+the twins follow:
+
+- ML-kNN, DML-kNN, LAML-kNN: a predicted label (``a >= b``) whose score ``a / (a + b)``
+  is exactly 0.5 is reported as the next float above 0.5; ``a + b == 0`` (only without
+  smoothing) scores 0.5; a likelihood whose denominator is 0 (only without smoothing) is 0;
+- BRkNN and LPkNN: the score is the smoothed vote fraction ``(C + 1) / (k + 1.5)``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from fractions import Fraction
+
+import numpy as np
+import scipy.sparse as sp
+
+ABOVE_HALF = math.nextafter(0.5, 1.0)
+
+
+def as_rows(A):
+    """A dense or sparse matrix as a list of lists of Python numbers."""
+    A = A.toarray() if sp.issparse(A) else np.asarray(A)
+    return A.tolist()
+
+
+# -- neighbours ---------------------------------------------------------------------------
+
+
+def squared_distance(x, y):
+    return sum((a - b) * (a - b) for a, b in zip(x, y))
+
+
+def nearest(X, q, k, exclude=None):
+    """The k rows of X nearest to q, by (distance, row number); row ``exclude`` left out."""
+    candidates = []
+    for i, x in enumerate(X):
+        if i == exclude:
+            continue
+        candidates.append((squared_distance(x, q), i))  # same order as the distance itself
+    candidates.sort()
+    return [i for _, i in candidates[:k]]
+
+
+def neighbours_of_queries(X, Q, k):
+    X, Q = as_rows(X), as_rows(Q)
+    return [nearest(X, q, k) for q in Q]
+
+
+def neighbours_leave_one_out(X, k):
+    X = as_rows(X)
+    return [nearest(X, X[i], k, exclude=i) for i in range(len(X))]
+
+
+def count_vector(Y, neighbours, l):
+    """C_x(l): how many of the neighbours carry label l."""
+    return sum(Y[a][l] for a in neighbours)
+
+
+# -- the Bayesian decision shared by ML-kNN, DML-kNN, LAML-kNN ------------------------------
+
+
+def report(a, b):
+    """(score, prediction) of one cell from a = P(H1) P(E|H1), b = P(H0) P(E|H0)."""
+    predicted = 1 if a >= b else 0
+    score = 0.5 if a + b == 0 else a / (a + b)
+    if predicted and score == 0.5:
+        score = ABOVE_HALF
+    return score, predicted
+
+
+def likelihood(s, count, counts_of_label):
+    """(s + c[j]) / (s (k + 1) + sum_j c[j]); 0 where the denominator is 0."""
+    denominator = s * len(counts_of_label) + sum(counts_of_label)
+    return 0.0 if denominator == 0 else (s + count) / denominator
+
+
+# -- ML-kNN -------------------------------------------------------------------------------
+
+
+def mlknn(X, Y, Q, k, s=1.0, loo=None, query_neighbours=None):
+    """``loo`` and ``query_neighbours`` (lists of neighbour lists) may be given, e.g. from a
+    faster brute force on real-valued data; by default they come from :func:`nearest`."""
+    Y = [[int(v) for v in row] for row in as_rows(Y)]
+    n, L = len(Y), len(Y[0])
+    prior = [(s + sum(Y[i][l] for i in range(n))) / (2 * s + n) for l in range(L)]
+    if loo is None:
+        loo = neighbours_leave_one_out(X, k)
+    if query_neighbours is None:
+        query_neighbours = neighbours_of_queries(X, Q, k)
+    c1 = [[0] * (k + 1) for _ in range(L)]
+    c0 = [[0] * (k + 1) for _ in range(L)]
+    for i in range(n):
+        for l in range(L):
+            j = count_vector(Y, loo[i], l)
+            if Y[i][l] == 1:
+                c1[l][j] += 1
+            else:
+                c0[l][j] += 1
+    scores, predictions = [], []
+    for neighbours in query_neighbours:
+        row_s, row_p = [], []
+        for l in range(L):
+            j = count_vector(Y, neighbours, l)
+            a = prior[l] * likelihood(s, c1[l][j], c1[l])
+            b = (1 - prior[l]) * likelihood(s, c0[l][j], c0[l])
+            score, predicted = report(a, b)
+            row_s.append(score)
+            row_p.append(predicted)
+        scores.append(row_s)
+        predictions.append(row_p)
+    return scores, predictions
+
+
+# -- BRkNN, BRkNN-a, BRkNN-b --------------------------------------------------------------
+
+
+def round_half_up(x: Fraction) -> int:
+    return math.floor(x + Fraction(1, 2))
+
+
+def brknn(X, Y, Q, k, extension=None):
+    Y = [[int(v) for v in row] for row in as_rows(Y)]
+    L = len(Y[0])
+    scores, predictions = [], []
+    for neighbours in neighbours_of_queries(X, Q, k):
+        votes = [count_vector(Y, neighbours, l) for l in range(L)]
+        confidence = [Fraction(v, k) for v in votes]
+        if extension == "b":
+            mean_size = Fraction(sum(sum(Y[a]) for a in neighbours), k)
+            m = round_half_up(mean_size)
+            ranked = sorted(range(L), key=lambda l: (-confidence[l], l))
+            chosen = set(ranked[:m])
+            predicted = [1 if l in chosen else 0 for l in range(L)]
+        else:
+            predicted = [1 if confidence[l] >= Fraction(1, 2) else 0 for l in range(L)]
+            if extension == "a" and sum(predicted) == 0 and max(confidence) > 0:
+                best = max(confidence)
+                first = min(l for l in range(L) if confidence[l] == best)
+                predicted[first] = 1
+        scores.append([(v + 1.0) / (k + 1.5) for v in votes])
+        predictions.append(predicted)
+    return scores, predictions
+
+
+# -- LPkNN --------------------------------------------------------------------------------
+
+
+def lpknn(X, Y, Q, k):
+    Y = [[int(v) for v in row] for row in as_rows(Y)]
+    L = len(Y[0])
+    scores, predictions = [], []
+    for neighbours in neighbours_of_queries(X, Q, k):
+        sets = [tuple(Y[a]) for a in neighbours]  # in neighbour order
+        frequency = Counter(sets)
+        most = max(frequency.values())
+        winner = next(label_set for label_set in sets if frequency[label_set] == most)
+        votes = [count_vector(Y, neighbours, l) for l in range(L)]
+        scores.append([(v + 1.0) / (k + 1.5) for v in votes])
+        predictions.append(list(winner))
+    return scores, predictions
+
+
+# -- DML-kNN ------------------------------------------------------------------------------
+
+
+def dmlknn(X, Y, Q, k, s=1.0, delta=6, everyone=False):
+    """``everyone=True`` puts every training instance in A whatever delta (the invariant)."""
+    Y = [[int(v) for v in row] for row in as_rows(Y)]
+    n, L = len(Y), len(Y[0])
+    prior = [(s + sum(Y[i][l] for i in range(n))) / (2 * s + n) for l in range(L)]
+    C1 = [sum(Y[i][l] for i in range(n)) for l in range(L)]
+    C0 = [n - C1[l] for l in range(L)]
+    loo = neighbours_leave_one_out(X, k)
+    C_train = [[count_vector(Y, loo[i], l) for l in range(L)] for i in range(n)]
+    scores, predictions = [], []
+    for neighbours in neighbours_of_queries(X, Q, k):
+        Cx = [count_vector(Y, neighbours, l) for l in range(L)]
+        A = [
+            i
+            for i in range(n)
+            if everyone or all(abs(C_train[i][q] - Cx[q]) <= delta for q in range(L))
+        ]
+        row_s, row_p = [], []
+        for l in range(L):
+            V1 = sum(1 for i in A if C_train[i][l] == Cx[l] and Y[i][l] == 1)
+            V0 = sum(1 for i in A if C_train[i][l] == Cx[l] and Y[i][l] == 0)
+            den1, den0 = s * L + C1[l], s * L + C0[l]
+            a = 0.0 if den1 == 0 else prior[l] * (s + V1) / den1
+            b = 0.0 if den0 == 0 else (1 - prior[l]) * (s + V0) / den0
+            score, predicted = report(a, b)
+            row_s.append(score)
+            row_p.append(predicted)
+        scores.append(row_s)
+        predictions.append(row_p)
+    return scores, predictions
+
+
+# -- LAML-kNN -----------------------------------------------------------------------------
+
+
+def lamlknn(X, Y, Q, k, train_clusters, query_clusters, s=1.0):
+    """LAML-kNN given the cluster of every training row and every query.
+
+    A cluster without training members does not exist (dropped); a query assigned to one
+    gets ML-kNN's statistics of the whole training set (the package's documented choice).
+    """
+    Y = [[int(v) for v in row] for row in as_rows(Y)]
+    n, L = len(Y), len(Y[0])
+    loo = neighbours_leave_one_out(X, k)
+    C_train = [[count_vector(Y, loo[i], l) for l in range(L)] for i in range(n)]
+
+    def statistics(members, weight):
+        size = len(members)
+        prior = [(s + sum(Y[i][l] for i in members)) / (2 * s + size) for l in range(L)]
+        K1 = [[0] * (k + 1) for _ in range(L)]
+        K0 = [[0] * (k + 1) for _ in range(L)]
+        for i in members:
+            for l in range(L):
+                if Y[i][l] == 1:
+                    K1[l][C_train[i][l]] += 1
+                else:
+                    K0[l][C_train[i][l]] += 1
+        return weight, prior, K1, K0
+
+    clusters = {}
+    for w in sorted(set(train_clusters)):
+        members = [i for i in range(n) if train_clusters[i] == w]
+        clusters[w] = statistics(members, len(members) / n)
+    everything = statistics(list(range(n)), None)
+
+    scores, predictions = [], []
+    for q, neighbours in enumerate(neighbours_of_queries(X, Q, k)):
+        w = query_clusters[q]
+        row_s, row_p = [], []
+        for l in range(L):
+            r = count_vector(Y, neighbours, l)
+            if w in clusters:
+                pw, prior, K1, K0 = clusters[w]
+                a = pw * prior[l] * likelihood(s, K1[l][r], K1[l])
+                b = pw * (1 - prior[l]) * likelihood(s, K0[l][r], K0[l])
+            else:
+                _, prior, K1, K0 = everything
+                a = prior[l] * likelihood(s, K1[l][r], K1[l])
+                b = (1 - prior[l]) * likelihood(s, K0[l][r], K0[l])
+            score, predicted = report(a, b)
+            row_s.append(score)
+            row_p.append(predicted)
+        scores.append(row_s)
+        predictions.append(row_p)
+    return scores, predictions
