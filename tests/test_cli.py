@@ -59,3 +59,182 @@ def test_fetch_unknown_dataset_downloads_nothing(tmp_path, capsys):
 def test_fetch_already_present(shared_data, capsys):
     assert main(["fetch", "emotions", "--data-home", str(shared_data)]) == 0
     assert "emotions: 4 files present and verified" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------------------
+# evaluate, compare, reproduce
+# --------------------------------------------------------------------------------------
+
+
+def _one_line_error(capsys, argv, code=2, *needles):
+    assert main(argv) == code
+    captured = capsys.readouterr()
+    err = captured.err.strip()
+    assert len(err.splitlines()) == 1, err
+    for needle in needles:
+        assert needle in err, err
+    return err
+
+
+def test_evaluate_table_json_csv(shared_data, capsys):
+    base = ["evaluate", "emotions", "--model", "mlknn", "--data-home", str(shared_data),
+            "--metrics", "hamming_loss,average_precision"]
+    assert main(base) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("mlknn on emotions: standard split (391 train / 202 test)")
+    assert "hamming_loss" in out and "average_precision" in out and "fit_predict_seconds" in out
+    assert main(base + ["--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    by_metric = {r["metric"]: r for r in rows}
+    assert 0 < by_metric["hamming_loss"]["value"] < 0.5 and by_metric["hamming_loss"]["std"] is None
+    assert main(base + ["--format", "csv", "--cv", "3", "--minmax", "--k", "5"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert [r["metric"] for r in rows] == ["hamming_loss", "average_precision", "fit_predict_seconds"]
+    assert all(r["std"] != "" for r in rows)
+
+
+def test_evaluate_matches_the_library(shared_data, capsys):
+    from mlneighbors import BRkNN
+    from mlneighbors.datasets import load_dataset
+    from mlneighbors.metrics import evaluate
+
+    argv = ["evaluate", "emotions", "--model", "brknn-b", "--k", "7", "--split", "--format", "json",
+            "--metrics", "example_f1,ranking_loss", "--data-home", str(shared_data)]
+    assert main(argv) == 0
+    got = {r["metric"]: r["value"] for r in json.loads(capsys.readouterr().out)}
+    tr, te = (load_dataset("emotions", s, shared_data) for s in ("train", "test"))
+    model = BRkNN(7, extension="b").fit(tr.X, tr.Y)
+    want = evaluate(te.Y, model.predict(te.X), model.predict_proba(te.X), metrics=["example_f1", "ranking_loss"])
+    assert got["example_f1"] == pytest.approx(want["example_f1"])
+    assert got["ranking_loss"] == pytest.approx(want["ranking_loss"])
+
+
+def test_compare_side_by_side(shared_data, capsys):
+    argv = ["compare", "emotions", "--models", "mlknn,brknn-a,lamlknn,bknn", "--cv", "2", "--minmax",
+            "--metrics", "hamming_loss,micro_f1", "--param", "lamlknn.n_clusters=2",
+            "--param", "smoothing=0.5", "--data-home", str(shared_data), "--format", "json"]
+    assert main(argv) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["metric"] for r in rows] == ["hamming_loss", "micro_f1", "fit_predict_seconds"]
+    assert set(rows[0]) == {"metric", "mlknn", "brknn-a", "lamlknn", "bknn"}
+    assert main(argv[:-2] + ["--format", "table"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].startswith("emotions: 2-fold stratified CV")
+    assert "brknn-a" in out.splitlines()[1]
+
+
+def test_compare_blda_bknn_and_hybrid(shared_data, capsys):
+    argv = ["compare", "emotions", "--models", "blda-bknn,hybrid", "--k", "3", "--param", "reg=0.01",
+            "--param", "hybrid.exact_search=true", "--metrics", "hamming_loss",
+            "--data-home", str(shared_data), "--format", "csv"]
+    assert main(argv) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert rows[0]["metric"] == "hamming_loss" and 0 < float(rows[0]["blda-bknn"]) < 1
+
+
+@pytest.mark.parametrize(
+    "argv, needles",
+    [
+        (["evaluate", "emotionz", "--model", "mlknn"], ["unknown dataset 'emotionz'", "'emotions'", "yeast"]),
+        (["evaluate", "emotions", "--model", "mlknx"], ["unknown model 'mlknx'", "mlknn", "blda-bknn"]),
+        (["compare", "emotions", "--models", "mlknn,foo"], ["unknown model 'foo'", "brknn-a"]),
+        (["compare", "emotions", "--models", "mlknn,mlknn"], ["twice"]),
+        (["evaluate", "emotions", "--model", "mlknn", "--param", "foo=1"],
+         ["unknown parameter 'foo'", "smoothing", "n_neighbors"]),
+        (["evaluate", "emotions", "--model", "mlknn", "--param", "smoothing"], ["key=value"]),
+        (["evaluate", "emotions", "--model", "mlknn", "--param", "smoothing=abc"],
+         ["bad value 'abc'", "'smoothing'", "number"]),
+        (["evaluate", "emotions", "--model", "lamlknn", "--param", "n_clusters=2.5"],
+         ["bad value '2.5'", "integer"]),
+        (["evaluate", "emotions", "--model", "hybrid", "--param", "exact_search=maybe"], ["true or false"]),
+        (["compare", "emotions", "--models", "mlknn", "--param", "brknn.extension=a"], ["not among the models"]),
+        (["evaluate", "emotions", "--model", "brknn", "--param", "extension=c"],
+         ["'extension' parameter", "'a'", "'b'"]),
+        (["evaluate", "emotions", "--model", "mlknn", "--metrics", "accuracy"],
+         ["unknown metric 'accuracy'", "example_accuracy", "hamming_loss"]),
+        (["evaluate", "slashdot", "--model", "mlknn", "--split"], ["no standard train/test split", "--cv"]),
+        (["evaluate", "emotions", "--model", "mlknn", "--cv", "1"], ["at least 2 folds"]),
+        (["evaluate", "emotions", "--model", "mlknn", "--k", "0"], ["--k must be at least 1"]),
+        (["evaluate", "emotions", "--model", "mlknn", "--cv", "3", "--split"], ["not allowed with"]),
+        (["evaluate", "emotions"], ["--model"]),
+        (["reproduce", "laml"], ["unknown paper 'laml'", "laml2018", "all"]),
+        (["reproduce"], ["PAPER"]),
+        (["reproduce", "all", "--format", "xml"], ["invalid choice: 'xml'"]),
+    ],
+)
+def test_bad_arguments_are_one_clear_line(shared_data, capsys, argv, needles):
+    _one_line_error(capsys, argv + ["--data-home", str(shared_data)], 2, *needles)
+
+
+def test_missing_dataset_files_are_one_line(tmp_path, capsys):
+    _one_line_error(capsys, ["evaluate", "emotions", "--model", "mlknn", "--data-home", str(tmp_path)], 1,
+                    "mlneighbors: error:", "is missing", "mlneighbors fetch emotions")
+
+
+def test_reproduce_quick_prints_the_tables(shared_data, tmp_path, capsys):
+    argv = ["reproduce", "spyromitros2008", "--quick", "--out", str(tmp_path), "--data-home", str(shared_data)]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    out = captured.out
+    assert out.startswith("== spyromitros2008:")
+    assert "Table 2: BRkNN and its extensions" in out and "(ours / paper;" in out
+    assert "0.1976" in out  # the paper's Hamming loss of BRkNN on emotions, beside ours
+    assert "spyromitros2008:" in captured.err and "report.md" in captured.err
+    files = sorted(p.name for p in (tmp_path / "spyromitros2008").iterdir())
+    assert files == ["fig1.png", "report.md", "table.csv", "table.md"]
+    assert (tmp_path / "spyromitros2008" / "fig1.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_reproduce_all_quick_json_and_csv(shared_data, tmp_path, capsys):
+    from mlneighbors.experiments import COLUMNS, list_papers
+
+    argv = ["reproduce", "all", "--quick", "--no-figures", "--quiet", "--format", "json",
+            "--out", str(tmp_path), "--data-home", str(shared_data)]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""  # --quiet: no summary lines, no bar
+    rows = json.loads(captured.out)
+    assert list(rows[0]) == ["reproduction", *COLUMNS]
+    assert list_papers() == list(dict.fromkeys(r["reproduction"] for r in rows))
+    assert not list(tmp_path.glob("*/*.png"))
+    assert main(["reproduce", "wang2010", "--quick", "--quiet", "--format", "csv", "--out", str(tmp_path),
+                 "--data-home", str(shared_data)]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert rows and {r["reproduction"] for r in rows} == {"wang2010"}
+
+
+def test_reproduce_without_matplotlib(shared_data, tmp_path, capsys, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    _one_line_error(capsys, ["reproduce", "spyromitros2008", "--quick", "--out", str(tmp_path),
+                             "--data-home", str(shared_data)], 1, "matplotlib", "mlneighbors[plot]", "--no-figures")
+    assert not any(tmp_path.iterdir())  # checked before anything ran
+    assert main(["reproduce", "spyromitros2008", "--quick", "--no-figures", "--quiet", "--out", str(tmp_path),
+                 "--data-home", str(shared_data)]) == 0
+
+
+def test_progress_bars_only_on_a_terminal(monkeypatch):
+    import sys
+
+    from mlneighbors import cli
+
+    class Tty:
+        def isatty(self):
+            return True
+
+        def write(self, s):
+            pass
+
+        def flush(self):
+            pass
+
+    assert cli._progress_factory(quiet=False) is None  # pytest's stderr is not a terminal
+    monkeypatch.setattr(sys, "stderr", Tty())
+    assert cli._progress_factory(quiet=True) is None
+    factory = cli._progress_factory(quiet=False)
+    bar = factory(3, "x")
+    bar.update(3)
+    bar.close()
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    assert cli._progress_factory(quiet=False) is None  # without tqdm: no bar, no error

@@ -17,6 +17,14 @@ _LAZY: dict[str, str] = {
     "list_datasets": "mlneighbors.datasets",
     "Dataset": "mlneighbors.datasets",
     "MultilabelStratifiedKFold": "mlneighbors.model_selection",
+    "MLkNN": "mlneighbors.mlknn",
+    "BRkNN": "mlneighbors.brknn",
+    "LPkNN": "mlneighbors.lpknn",
+    "DMLkNN": "mlneighbors.dmlknn",
+    "LAMLkNN": "mlneighbors.lamlknn",
+    "BKNN": "mlneighbors.bknn",
+    "BLDA": "mlneighbors.blda",
+    "HybridKNN": "mlneighbors.hybrid",
     "cross_validate": "mlneighbors.model_selection",
 }
 

@@ -1,24 +1,50 @@
 """The ``mlneighbors`` command line.
 
+Commands: ``datasets`` (the registry), ``fetch`` (downloads), ``evaluate`` (one model's
+metrics), ``compare`` (models side by side) and ``reproduce`` (a paper's tables and
+figures, beside the paper's numbers).
+
 Uses only the public API. Every command that prints results takes ``--format
 table|json|csv``; a bad argument prints one line naming the problem and the valid
-choices, and exits with status 2.
+choices, and exits with status 2. Long runs show a progress bar (tqdm, when it is
+installed) on standard error when it is a terminal, unless ``--quiet``.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import difflib
 import io
 import json
 import os
 import sys
-from collections.abc import Sequence
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from . import __version__
 
 FORMATS = ("table", "json", "csv")
+
+#: metrics evaluate and compare report unless --metrics says otherwise
+DEFAULT_METRICS = (
+    "hamming_loss",
+    "subset_accuracy",
+    "example_accuracy",
+    "example_f1",
+    "micro_f1",
+    "macro_f1",
+    "one_error",
+    "ranking_loss",
+    "normalized_coverage",
+    "average_precision",
+)
+
+#: default output folder of ``reproduce``
+DEFAULT_OUT = "reproductions"
 
 
 class CLIError(Exception):
@@ -122,6 +148,416 @@ def _cmd_fetch(args: argparse.Namespace) -> int:
     return 0
 
 
+# ------------------------------------------------------------------------------------
+# progress bars
+# ------------------------------------------------------------------------------------
+
+
+class _NoBar:
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _progress_factory(quiet: bool) -> Callable[[int, str], Any] | None:
+    """tqdm bars on stderr when it is a terminal (and not --quiet); None otherwise.
+
+    The bar appears only once a run has lasted more than a second and a half, so quick
+    commands print nothing extra.  Without tqdm there is no bar (it is an optional extra).
+    """
+    if quiet or not sys.stderr.isatty():
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+
+    def factory(total: int, desc: str) -> Any:
+        return tqdm(total=total, desc=desc, file=sys.stderr, leave=False, delay=1.5,
+                    dynamic_ncols=True)
+
+    return factory
+
+
+# ------------------------------------------------------------------------------------
+# models by name
+# ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _ModelSpec:
+    help: str
+    build: Callable[[], Any]
+    k_param: str | None  # the parameter --k sets
+    shares_neighbors: bool  # uses the kNN base's neighbours: a NeighborCache may serve it
+
+
+def _model_specs() -> dict[str, _ModelSpec]:
+    def lazy(name: str, **kw: Any) -> Callable[[], Any]:
+        def build() -> Any:
+            import mlneighbors
+
+            return getattr(mlneighbors, name)(**kw)
+
+        return build
+
+    def blda_bknn() -> Any:
+        from sklearn.pipeline import Pipeline
+
+        import mlneighbors
+
+        return Pipeline([("blda", mlneighbors.BLDA()), ("bknn", mlneighbors.BKNN())])
+
+    return {
+        "mlknn": _ModelSpec("ML-kNN (Zhang & Zhou 2007)", lazy("MLkNN"), "n_neighbors", True),
+        "brknn": _ModelSpec("BRkNN", lazy("BRkNN"), "n_neighbors", True),
+        "brknn-a": _ModelSpec("BRkNN-a", lazy("BRkNN", extension="a"), "n_neighbors", True),
+        "brknn-b": _ModelSpec("BRkNN-b", lazy("BRkNN", extension="b"), "n_neighbors", True),
+        "lpknn": _ModelSpec("LPkNN", lazy("LPkNN"), "n_neighbors", True),
+        "dmlknn": _ModelSpec("DML-kNN", lazy("DMLkNN"), "n_neighbors", True),
+        "lamlknn": _ModelSpec("LAML-kNN", lazy("LAMLkNN"), "n_neighbors", True),
+        "bknn": _ModelSpec("class-balanced kNN (--k sets b)", lazy("BKNN"), "n_per_label", False),
+        "blda-bknn": _ModelSpec("BLDA projection, then BKNN (--k sets b)", blda_bknn, "bknn__n_per_label", False),
+        "hybrid": _ModelSpec("PCA hybrid kNN with the regression label model", lazy("HybridKNN"), "n_neighbors", False),
+    }
+
+
+MODEL_NAMES = ("mlknn", "brknn", "brknn-a", "brknn-b", "lpknn", "dmlknn", "lamlknn", "bknn", "blda-bknn", "hybrid")
+
+
+def _choice_error(what: str, value: str, valid: Sequence[str], cmd: str) -> CLIError:
+    close = difflib.get_close_matches(value, list(valid), n=2, cutoff=0.6)
+    hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
+    return CLIError(f"mlneighbors {cmd}: unknown {what} {value!r}{hint}; valid: {', '.join(valid)}")
+
+
+def _parse_value(text: str, default: Any) -> Any:
+    """A ``--param`` value as the parameter's type (from its default), else a literal guess."""
+    low = text.strip().lower()
+    if isinstance(default, bool):
+        if low in ("true", "yes", "1", "on"):
+            return True
+        if low in ("false", "no", "0", "off"):
+            return False
+        raise ValueError("expected true or false")
+    if low in ("none", "null"):
+        return None
+    if low in ("true", "false"):
+        return low == "true"
+    if isinstance(default, int):
+        try:
+            return int(text)
+        except ValueError:
+            raise ValueError("expected an integer") from None
+    if isinstance(default, float):
+        try:
+            return int(text) if low.lstrip("+-").isdigit() else float(text)
+        except ValueError:
+            raise ValueError("expected a number") from None
+    if text.strip()[:1] in "{[":
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            raise ValueError("expected JSON") from None
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _route(model: Any, key: str, name: str) -> str | None:
+    """The parameter name that ``key`` sets on ``model`` (pipelines: the step that has it)."""
+    params = model.get_params(deep=True)
+    if name == "blda-bknn":
+        for step in ("blda", "bknn"):
+            if f"{step}__{key}" in params:
+                return f"{step}__{key}"
+        return key if key in params and "__" in key else None
+    return key if key in params else None
+
+
+def _valid_params(model: Any, name: str) -> list[str]:
+    params = model.get_params(deep=True)
+    if name == "blda-bknn":
+        return [p.split("__", 1)[1] for p in params if p.startswith(("blda__", "bknn__"))]
+    return sorted(params)
+
+
+def _build_models(names: Sequence[str], k: int | None, params: Sequence[str], cmd: str,
+                  seed: int) -> dict[str, Any]:
+    """Estimators by CLI name with --k and --param applied; CLIError on any bad name or value.
+
+    ``--param key=value`` sets ``key`` on every model that has it (an error if none has);
+    ``--param model.key=value`` on that model only.
+    """
+    specs = _model_specs()
+    models: dict[str, Any] = {}
+    for name in names:
+        if name not in specs:
+            raise _choice_error("model", name, MODEL_NAMES, cmd)
+        model = specs[name].build()
+        if k is not None:
+            model.set_params(**{specs[name].k_param: k})
+        if "random_state" in model.get_params():
+            model.set_params(random_state=seed)
+        models[name] = model
+    for item in params:
+        if "=" not in item:
+            raise CLIError(f"mlneighbors {cmd}: --param expects key=value, got {item!r}")
+        key, text = (part.strip() for part in item.split("=", 1))
+        targets = list(models)
+        if "." in key and key.split(".", 1)[0] in specs:
+            target, key = key.split(".", 1)
+            if target not in models:
+                raise CLIError(f"mlneighbors {cmd}: --param {item!r} names model {target!r}, which is "
+                               f"not among the models run ({', '.join(models)})")
+            targets = [target]
+        hits = 0
+        for name in targets:
+            model = models[name]
+            full = _route(model, key, name)
+            if full is None:
+                continue
+            default = model.get_params(deep=True)[full]
+            try:
+                value = _parse_value(text, default)
+            except ValueError as exc:
+                raise CLIError(f"mlneighbors {cmd}: bad value {text!r} for parameter {key!r} of "
+                               f"{name}: {exc}") from None
+            model.set_params(**{full: value})
+            hits += 1
+        if hits == 0:
+            valid = sorted({p for name in targets for p in _valid_params(models[name], name)})
+            names_run = ", ".join(targets)
+            raise CLIError(f"mlneighbors {cmd}: unknown parameter {key!r} for {names_run}; valid "
+                           f"parameters: {', '.join(valid)}")
+    return models
+
+
+# ------------------------------------------------------------------------------------
+# evaluate and compare
+# ------------------------------------------------------------------------------------
+
+
+def _check_dataset(name: str, cmd: str) -> Any:
+    from .datasets import get_dataset_spec
+
+    try:
+        return get_dataset_spec(name)
+    except ValueError as exc:
+        raise CLIError(f"mlneighbors {cmd}: {exc}") from None
+
+
+def _check_metrics(text: str | None, cmd: str) -> list[str]:
+    from .metrics import METRICS
+
+    if text is None:
+        return list(DEFAULT_METRICS)
+    names = [m.strip() for m in text.split(",") if m.strip()]
+    for m in names:
+        if m not in METRICS:
+            raise _choice_error("metric", m, list(METRICS), cmd)
+    if not names:
+        raise CLIError(f"mlneighbors {cmd}: --metrics is empty; valid: {', '.join(METRICS)}")
+    return names
+
+
+def _protocol(args: argparse.Namespace, spec: Any, cmd: str) -> tuple[str, int | None]:
+    """("split", None) or ("cv", n_folds), checked against what the dataset ships."""
+    if args.split:
+        if "train" not in spec.splits:
+            raise CLIError(f"mlneighbors {cmd}: dataset {spec.name!r} ships no standard train/test "
+                           "split; use --cv N")
+        return "split", None
+    if args.cv is not None:
+        if args.cv < 2:
+            raise CLIError(f"mlneighbors {cmd}: --cv needs at least 2 folds, got {args.cv}")
+        return "cv", args.cv
+    return ("split", None) if "train" in spec.splits else ("cv", 10)
+
+
+def _run_models(args: argparse.Namespace, cmd: str, names: Sequence[str]) -> tuple[dict, str]:
+    """Fit and score every model on the split or on every fold; one neighbour cache per fold.
+
+    Returns ``({model: {metric: [value per fold]}}, description of the protocol)``.
+    """
+    import numpy as np
+    from sklearn.base import clone
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    from .datasets import load_dataset
+    from .metrics import METRICS, evaluate
+    from .model_selection import MultilabelStratifiedKFold
+    from .neighbors import NeighborCache
+
+    spec = _check_dataset(args.dataset, cmd)
+    metrics = _check_metrics(args.metrics, cmd)
+    protocol, n_folds = _protocol(args, spec, cmd)
+    if args.k is not None and args.k < 1:
+        raise CLIError(f"mlneighbors {cmd}: --k must be at least 1, got {args.k}")
+    specs = _model_specs()
+    models = _build_models(names, args.k, args.param or [], cmd, args.seed)
+    if protocol == "split":
+        train = load_dataset(spec.name, "train", args.data_home)
+        test = load_dataset(spec.name, "test", args.data_home)
+        parts = [(train.X, np.asarray(train.Y), test.X, np.asarray(test.Y))]
+        what = f"standard split ({train.n_samples} train / {test.n_samples} test)"
+    else:
+        data = load_dataset(spec.name, "all", args.data_home)
+        Y = np.asarray(data.Y)
+        cv = MultilabelStratifiedKFold(n_splits=n_folds, shuffle=True, random_state=args.seed)
+        parts = [(data.X[tr], Y[tr], data.X[te], Y[te]) for tr, te in cv.split(None, Y)]
+        what = f"{n_folds}-fold stratified CV (seed {args.seed}, {data.n_samples} instances)"
+    if args.minmax:
+        what += ", min-max scaled with training ranges"
+    need_scores = any(METRICS[m].kind == "ranking" for m in metrics)
+    results: dict[str, dict[str, list[float]]] = {n: {m: [] for m in metrics} for n in models}
+    times: dict[str, list[float]] = {n: [] for n in models}
+    k_max = max(m.get_params().get("n_neighbors", 1) for m in models.values()) + 1
+    factory = _progress_factory(args.quiet)
+    bar = factory(len(parts) * len(models), f"{cmd} {spec.name}") if factory else _NoBar()
+    try:
+        for Xtr, Ytr, Xte, Yte in parts:
+            if args.minmax:
+                from sklearn.preprocessing import MaxAbsScaler, MinMaxScaler
+                import scipy.sparse as sp
+
+                scaler = (MaxAbsScaler() if sp.issparse(Xtr) else MinMaxScaler()).fit(Xtr)
+                Xtr, Xte = scaler.transform(Xtr), scaler.transform(Xte)
+            caches: dict[str, Any] = {}
+            for name, template in models.items():
+                model = clone(template)
+                params = model.get_params()
+                if specs[name].shares_neighbors and params.get("backend") == "exact":
+                    metric = params.get("metric", "euclidean")
+                    cache = caches.setdefault(metric, NeighborCache(metric=metric, k_max=k_max))
+                    model.set_params(backend=cache)
+                start = time.perf_counter()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    try:
+                        model.fit(Xtr, Ytr)
+                    except InvalidParameterError as exc:  # a bad --param value, found by the model
+                        raise CLIError(f"mlneighbors {cmd}: {name}: {exc}") from None
+                    pred = model.predict(Xte)
+                    scores = model.predict_proba(Xte) if need_scores else None
+                times[name].append(time.perf_counter() - start)
+                values = evaluate(Yte, pred, scores, metrics=metrics)
+                for m in metrics:
+                    results[name][m].append(values[m])
+                bar.update(1)
+    finally:
+        bar.close()
+    for name in models:
+        results[name]["fit_predict_seconds"] = times[name]
+    return results, what
+
+
+def _evaluate_common_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("dataset", metavar="DATASET", help="a registered dataset (see 'mlneighbors datasets')")
+    p.add_argument("--k", type=int, metavar="K", help="neighbours (b for bknn / blda-bknn); default: the model's")
+    p.add_argument("--param", action="append", metavar="KEY=VALUE",
+                   help="a model parameter (repeatable); 'model.key=value' for one model of compare")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--cv", type=int, metavar="N", help="N-fold stratified cross-validation")
+    group.add_argument("--split", action="store_true",
+                       help="the dataset's standard train/test split (the default where it ships one; "
+                            "else --cv 10)")
+    p.add_argument("--minmax", action="store_true",
+                   help="min-max scale the features with the training ranges (as MULAN does); off by default")
+    p.add_argument("--metrics", metavar="M1,M2", help=f"metrics to report (default: {','.join(DEFAULT_METRICS)})")
+    p.add_argument("--seed", type=int, default=0, help="seed of the folds and of k-means (default 0)")
+    p.add_argument("--data-home", metavar="DIR")
+    p.add_argument("--format", choices=FORMATS, default="table")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _cmd_evaluate(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    results, what = _run_models(args, "evaluate", [args.model])
+    per_metric = results[args.model]
+    folds = len(per_metric["fit_predict_seconds"])
+    rows = []
+    for metric, values in per_metric.items():
+        rows.append({
+            "metric": metric,
+            "value": float(np.mean(values)),
+            "std": float(np.std(values)) if folds > 1 else None,
+        })
+    if args.format == "table":
+        print(f"{args.model} on {args.dataset}: {what}")
+    print(format_rows(rows, args.format))
+    return 0
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    names = [n.strip() for n in args.models.split(",") if n.strip()]
+    if not names:
+        raise CLIError(f"mlneighbors compare: --models is empty; valid: {', '.join(MODEL_NAMES)}")
+    if len(set(names)) != len(names):
+        raise CLIError("mlneighbors compare: --models names a model twice")
+    results, what = _run_models(args, "compare", names)
+    metrics = list(results[names[0]])
+    rows = [{"metric": m, **{n: float(np.mean(results[n][m])) for n in names}} for m in metrics]
+    if args.format == "table":
+        print(f"{args.dataset}: {what}; mean over folds")
+    print(format_rows(rows, args.format, ["metric", *names]))
+    return 0
+
+
+# ------------------------------------------------------------------------------------
+# reproduce
+# ------------------------------------------------------------------------------------
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from .experiments import COLUMNS, list_papers, reproduce
+
+    papers = list_papers()
+    wanted = papers if args.paper == "all" else [args.paper]
+    for name in wanted:
+        if name not in papers:
+            raise _choice_error("paper", name, papers + ["all"], "reproduce")
+    if not args.no_figures:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise ImportError("the figures need matplotlib: pip install 'mlneighbors[plot]' "
+                              "(or pass --no-figures)") from None
+    factory = _progress_factory(args.quiet)
+    tidy: list[dict[str, Any]] = []
+    for name in wanted:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            rep = reproduce(name, quick=args.quick, out=args.out, data_home=args.data_home,
+                            figures=not args.no_figures, progress=factory, random_state=args.seed)
+        if args.format == "table":
+            print(f"== {rep.paper}: {rep.title}")
+            for title, rows in rep.tables():
+                compared = any(" / " in str(v) for r in rows for v in r.values())
+                note = "  (ours / paper; * differs by more than 0.02)" if compared else ""
+                print(f"\n{title}{note}")
+                print(format_rows(rows, "table"))
+            print()
+        tidy += [{"reproduction": rep.paper, **r} for r in rep.rows]
+        if not args.quiet:
+            where = os.path.join(args.out, rep.paper)
+            n_diff = len(rep.differences())
+            print(f"{rep.paper}: {rep.seconds:.1f} s; {n_diff} cell(s) differ from the paper by more "
+                  f"than 0.02 (see {os.path.join(where, 'report.md')}); wrote {len(rep.files)} files "
+                  f"to {where}", file=sys.stderr)
+    if args.format != "table":
+        print(format_rows(tidy, args.format, ["reproduction", *COLUMNS]))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="mlneighbors",
@@ -143,6 +579,32 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mirror", metavar="URL", help="base URL serving <folder>/<file> instead of the sources")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=_cmd_fetch)
+
+    specs = _model_specs()
+    models_epilog = "models:\n" + "\n".join(f"  {n:10s} {specs[n].help}" for n in MODEL_NAMES)
+    p = sub.add_parser("evaluate", help="one model's metrics on a dataset (standard split or CV)",
+                       epilog=models_epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+    _evaluate_common_args(p)
+    p.add_argument("--model", required=True, metavar="NAME", help=f"one of: {', '.join(MODEL_NAMES)}")
+    p.set_defaults(func=_cmd_evaluate)
+
+    p = sub.add_parser("compare", help="several models side by side on one dataset",
+                       epilog=models_epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+    _evaluate_common_args(p)
+    p.add_argument("--models", required=True, metavar="A,B,C", help=f"comma-separated: {', '.join(MODEL_NAMES)}")
+    p.set_defaults(func=_cmd_compare)
+
+    p = sub.add_parser("reproduce", help="recompute a paper's tables and figures beside the paper's numbers")
+    p.add_argument("paper", metavar="PAPER", help="spyromitros2008, laml2018, wang2010, nedungadi, or 'all'")
+    p.add_argument("--quick", action="store_true", help="a smoke run: few folds, k values and datasets")
+    p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR",
+                   help=f"write DIR/<paper>/ (table.csv, table.md, report.md, figures); default ./{DEFAULT_OUT}")
+    p.add_argument("--no-figures", action="store_true", help="skip the PNG figures (they need matplotlib)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the folds and of k-means (default 0)")
+    p.add_argument("--data-home", metavar="DIR")
+    p.add_argument("--format", choices=FORMATS, default="table")
+    p.add_argument("--quiet", action="store_true", help="no progress bar, no summary line")
+    p.set_defaults(func=_cmd_reproduce)
     return parser
 
 
@@ -156,7 +618,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(str(exc), file=sys.stderr)
         return 2
     except (ValueError, OSError, ImportError) as exc:
-        print(f"mlneighbors: error: {exc}", file=sys.stderr)
+        message = " ".join(str(exc).split())  # one line, whatever the exception's layout
+        print(f"mlneighbors: error: {message}", file=sys.stderr)
         return 1
 
 

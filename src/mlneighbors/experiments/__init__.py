@@ -1,0 +1,85 @@
+"""The papers' tables and figures, recomputed on the real data beside the papers' own numbers.
+
+One module per paper; each has ``reproduce(*, quick=False, out=None, data_home=None,
+figures=True, progress=None, random_state=0)`` returning a :class:`Reproduction` (the tidy
+table in ``.rows``) and, when ``out`` is given, writing ``<out>/<paper>/``: ``table.csv``
+(one row per cell: ``table,dataset,method,metric,setting,ours,paper,diff``), ``table.md``
+(laid out like the paper's tables), the figures as PNG and ``report.md`` (the protocol,
+and every cell more than 0.02 from the paper with what was found about why).
+
+=================  =========================================================  ==========
+name               paper                                                      reproduces
+=================  =========================================================  ==========
+spyromitros2008    Spyromitros, Tsoumakas, Vlahavas, SETN 2008 (paper 003)    Tables 2-3, Fig. 1
+laml2018           Wang et al., LAML-kNN, PAKDD 2018 (paper 004)              Tables 1, 3, 4, Fig. 1-2
+wang2010           Wang, Ding, Huang, AAAI 2010 (paper 000)                   Table 1
+nedungadi          Nedungadi, Haripriya (paper 002)                           Tables 1-2
+=================  =========================================================  ==========
+
+Examples
+--------
+>>> from mlneighbors.experiments import list_papers
+>>> list_papers()
+['spyromitros2008', 'laml2018', 'wang2010', 'nedungadi']
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from importlib import import_module
+from typing import Any
+
+from ._common import COLUMNS, REPORT_THRESHOLD, Finding, Layout, ProgressFactory, Reproduction
+
+__all__ = [
+    "COLUMNS",
+    "PAPERS",
+    "REPORT_THRESHOLD",
+    "Finding",
+    "Layout",
+    "Reproduction",
+    "get_paper",
+    "list_papers",
+    "reproduce",
+]
+
+#: reproduction name -> module
+PAPERS: dict[str, str] = {
+    "spyromitros2008": "mlneighbors.experiments.spyromitros2008",
+    "laml2018": "mlneighbors.experiments.laml2018",
+    "wang2010": "mlneighbors.experiments.wang2010",
+    "nedungadi": "mlneighbors.experiments.nedungadi",
+}
+
+
+def list_papers() -> list[str]:
+    """The names of the reproductions, in the order ``reproduce all`` runs them."""
+    return list(PAPERS)
+
+
+def get_paper(name: str) -> Any:
+    """The module of reproduction ``name``; ValueError naming the valid ones otherwise."""
+    key = str(name).strip().lower()
+    if key not in PAPERS:
+        close = difflib.get_close_matches(key, list(PAPERS), n=2, cutoff=0.5)
+        hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+        raise ValueError(f"unknown paper {name!r}.{hint} Valid papers: {', '.join(PAPERS)} (or 'all').")
+    return import_module(PAPERS[key])
+
+
+def reproduce(
+    name: str,
+    *,
+    quick: bool = False,
+    out: str | os.PathLike[str] | None = None,
+    data_home: Any = None,
+    figures: bool = True,
+    progress: ProgressFactory | None = None,
+    random_state: int = 0,
+) -> Reproduction:
+    """Run reproduction ``name`` (see the module table above)."""
+    return get_paper(name).reproduce(
+        quick=quick, out=out, data_home=data_home, figures=figures, progress=progress,
+        random_state=random_state,
+    )

@@ -1,0 +1,218 @@
+"""Wang, Ding & Huang, Multi-label classification: inconsistency and class balanced kNN (AAAI 2010), paper 000.
+
+Table 1 reports "average precision" for SMSE, MLLS, MCGF and BKNN (b = 5) on TRECVID 2005,
+Yahoo ("Science") and Music emotion, with 5-fold cross-validation and every method fed the
+data projected to r = K - 1 dimensions.  We run the BKNN row on the two datasets we hold
+(Music = emotions, Yahoo = yahoo-science): BLDA to r = L - 1 dimensions fitted on each
+training fold, then BKNN with b = 5.  The paper describes its measure only as "'Average
+Precision' as recommended by TRECVID, which computes the precision for each class and average
+them over all the classes": that is either the macro-averaged precision of the predicted
+label sets or TRECVID's (mean) average precision of each class's ranking (label-based MAP),
+so both are reported, with the ranking-based example average precision of the ML-kNN
+literature as a third reading.  ML-kNN and BRkNN (k = 10) on the same BLDA projection, and
+BKNN on the raw features, are extra rows; SMSE, MLLS and MCGF appear as the paper's numbers.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from ._common import (
+    Finding,
+    Layout,
+    ProgressFactory,
+    Reproduction,
+    Timer,
+    cell,
+    collect_warnings,
+    finish,
+    fit_and_score,
+    load,
+    progress_bar,
+    stratified_folds,
+    take,
+)
+from ._papers import WANG_DATASETS, WANG_TABLE1
+
+__all__ = ["PAPER", "TITLE", "reproduce"]
+
+PAPER = "wang2010"
+TITLE = (
+    "H. Wang, C. Ding, H. Huang. Multi-label classification: inconsistency and class balanced "
+    "k-nearest neighbor. AAAI 2010 (Table 1)"
+)
+
+#: the readings of the paper's "average precision", in the order reported
+METRICS = ("macro_precision", "label_map", "average_precision")
+N_FOLDS = 5
+B = 5
+K_OTHERS = 10
+MAIN = "BKNN (b = 5)"
+#: the same method with the folds' roles swapped: trained on one fold, tested on the other four
+INVERTED = "BKNN (b = 5), 1 fold train / 4 test"
+EXTRA = ("BKNN (b = 5), no BLDA", "ML-kNN (k = 10)", "BRkNN (k = 10)")
+PAPER_ONLY = ("SMSE", "MLLS", "MCGF")
+SETTINGS = {MAIN: "b=5, r=L-1", EXTRA[0]: "b=5", EXTRA[1]: "k=10, r=L-1", EXTRA[2]: "k=10, r=L-1"}
+REPORTED = "as reported"
+
+QUICK_DATASETS = ("Music",)
+QUICK_FOLDS = 3
+
+LAYOUTS = [
+    Layout("Table 1", "Table 1: 'average precision' (as a fraction; the paper prints percent)",
+           index=("method", "metric"), columns=("dataset",)),
+    Layout("Protocol check", "Protocol check: BKNN trained on one fold and tested on the other four",
+           index=("method", "metric"), columns=("dataset",)),
+]
+
+NOTES = [
+    "Datasets: Music = emotions (593 instances, 72 features, 6 labels), Yahoo = yahoo-science "
+    "(5000 documents, 743 features, 40 labels; the Science collection of Ueda & Saito as "
+    "distributed in MATLAB form). TRECVID 2005 is not held: its column has the paper's numbers only.",
+    "5-fold cross-validation, seeded and shuffled iterative stratification (random_state={seed}); "
+    "metrics averaged over the folds.",
+    "BKNN (b = 5): BLDA (n_components = L - 1, reg = 1e-3) fitted on each training fold, then "
+    "BKNN(n_per_label=5, sigma='auto', alpha=0.5) on the projection: the paper's r = K - 1 and "
+    "b = 5. sigma is not given in the paper: 'auto' (the mean squared distance to the b-th "
+    "same-label neighbour) is the spec's default.",
+    "No feature scaling: the paper names none, and it does not use MULAN. BLDA's projection is "
+    "invariant to a rescaling of the features up to its small ridge.",
+    "The paper's 'average precision' is ambiguous (see the module docstring): every row reports "
+    "macro precision (of the predicted label sets; a label never predicted scores 0, one never "
+    "present and never predicted scores 1), label-based MAP (per label, the average precision of "
+    "the ranking of the test instances by score, averaged over labels) and the example-based "
+    "ranking average precision; the paper's number stands beside each.",
+    "Protocol check (not in the paper): the paper's setting reads like a semi-supervised one "
+    "('given l < n labelled points, predict the other n - l'), where '5-fold' can mean training on "
+    "one fold and testing on four; the same BKNN pipeline is also run that way.",
+    "Extra rows, not in the paper: BKNN on the raw features, and ML-kNN and BRkNN (k = 10, "
+    "Euclidean) on the same BLDA projection as BKNN (the paper feeds every compared method the "
+    "projected data). SMSE, MLLS and MCGF (semi-supervised or least-squares methods outside this "
+    "library) are shown with the paper's numbers only.",
+]
+
+FINDINGS: list[Finding] = [
+    Finding(
+        "Music (emotions): the paper's numbers for all four methods (21.3 to 36.2 %) lie around or "
+        "below the label density of emotions (0.311: the macro precision, and roughly the MAP, of a "
+        "random ranking, and the precision of predicting every label), i.e. near chance, while "
+        "every reading of the measure gives 0.48 to 0.79 here (0.58 to 0.79 for BLDA + BKNN): BKNN, ML-kNN and BRkNN alike, with "
+        "or without BLDA, and also with one fold for training and four for testing (the protocol "
+        "check). No measure we know of puts a working classifier of emotions near 0.36, so the "
+        "paper's Music column must come from another measure, protocol or version of the data, "
+        "which the paper does not describe; the difference is not a property of BKNN.",
+        dataset="emotions",
+    ),
+    Finding(
+        "Yahoo (yahoo-science): ours is 0.03 to 0.05 below the paper's 26.8 % under macro precision "
+        "and label-based MAP (the two TRECVID-style readings; the example-based ranking average "
+        "precision, a different quantity, is far above it). Plausible causes: the data version "
+        "(ours is the 5000-document, 743-feature Science set of the MATLAB distribution; the "
+        "paper's feature selection and size are not given), the bandwidth sigma (not given; ours is "
+        "the 'auto' rule) and fold randomness on 40 sparse labels (several labels have under 10 "
+        "positive documents). Training on one fold and testing on four (the protocol check) "
+        "moves ours further away (0.11), so the paper's '5-fold' is the usual four-fifths "
+        "training.",
+        dataset="yahoo-science",
+    ),
+]
+
+
+def reproduce(
+    *,
+    quick: bool = False,
+    out: str | os.PathLike[str] | None = None,
+    data_home: Any = None,
+    figures: bool = True,
+    progress: ProgressFactory | None = None,
+    random_state: int = 0,
+) -> Reproduction:
+    """Recompute the BKNN row of Table 1 of Wang, Ding & Huang (2010).
+
+    Parameters
+    ----------
+    quick : bool, default=False
+        A smoke run of the same code: emotions only, 3 folds.
+    out, data_home, figures, progress, random_state
+        As in :func:`mlneighbors.experiments.reproduce` (this table has no figure).
+
+    Returns
+    -------
+    Reproduction
+    """
+    from .. import BKNN, BLDA, BRkNN, MLkNN
+    from ..neighbors import NeighborCache
+
+    timer = Timer()
+    papers_sets = QUICK_DATASETS if quick else tuple(WANG_DATASETS)
+    n_folds = QUICK_FOLDS if quick else N_FOLDS
+    warned: dict[str, int] = {}
+    scores: dict[str, dict[str, dict[str, float]]] = {}
+    dims: dict[str, int] = {}
+    with progress_bar(progress, len(papers_sets) * n_folds, PAPER) as bar:
+        for column in papers_sets:
+            name = WANG_DATASETS[column]
+            data = load(name, "all", data_home)
+            Y = np.asarray(data.Y)
+            per_fold: list[dict[str, dict[str, float]]] = []
+            for train, test in stratified_folds(Y, n_folds, random_state):
+                Xtr, Xte = take(data.X, train), take(data.X, test)
+                with collect_warnings(warned):
+                    blda = BLDA().fit(Xtr, Y[train])
+                    Ztr, Zte = blda.transform(Xtr), blda.transform(Xte)
+                    dims[name] = blda.n_components_
+                    cache = NeighborCache(k_max=K_OTHERS)
+                    models = {
+                        MAIN: (BKNN(B), Ztr, Zte),
+                        EXTRA[0]: (BKNN(B), Xtr, Xte),
+                        EXTRA[1]: (MLkNN(K_OTHERS, backend=cache), Ztr, Zte),
+                        EXTRA[2]: (BRkNN(K_OTHERS, backend=cache), Ztr, Zte),
+                    }
+                    result = {
+                        method: fit_and_score(model, A, Y[train], B_, Y[test], METRICS)
+                        for method, (model, A, B_) in models.items()
+                    }
+                    # protocol check: the semi-supervised reading of "5-fold" (few labelled points)
+                    blda_small = BLDA().fit(Xte, Y[test])
+                    result[INVERTED] = fit_and_score(BKNN(B), blda_small.transform(Xte), Y[test],
+                                                     blda_small.transform(Xtr), Y[train], METRICS)
+                    per_fold.append(result)
+                bar.update(1)
+            scores[name] = {
+                method: {m: float(np.mean([f[method][m] for f in per_fold])) for m in METRICS}
+                for method in per_fold[0]
+            }
+
+    rows = []
+    for method in (MAIN,) + EXTRA:
+        for metric in METRICS:
+            for column in ("Music", "Yahoo"):
+                name = WANG_DATASETS[column]
+                if name not in scores:
+                    continue
+                paper = WANG_TABLE1[MAIN][column] / 100.0 if method == MAIN else None
+                rows.append(cell("Table 1", name, method, metric, SETTINGS[method],
+                                 scores[name][method][metric], paper))
+        if method == MAIN:
+            rows.append(cell("Table 1", "TRECVID", MAIN, REPORTED, "", None, WANG_TABLE1[MAIN]["TRECVID"] / 100.0))
+    for metric in METRICS:
+        for column in ("Music", "Yahoo"):
+            name = WANG_DATASETS[column]
+            if name in scores:
+                rows.append(cell("Protocol check", name, INVERTED, metric, SETTINGS[MAIN],
+                                 scores[name][INVERTED][metric], WANG_TABLE1[MAIN][column] / 100.0))
+    for method in PAPER_ONLY:
+        for column in ("Music", "Yahoo", "TRECVID"):
+            name = WANG_DATASETS.get(column, column)
+            rows.append(cell("Table 1", name, method, REPORTED, "", None, WANG_TABLE1[method][column] / 100.0))
+    notes = [n.format(seed=random_state) for n in NOTES]
+    if quick:
+        notes.insert(0, f"QUICK MODE: emotions only, {n_folds} folds.")
+    stats: dict[str, Any] = {"blda_dimensions": ", ".join(f"{k}: {v}" for k, v in dims.items())}
+    if warned:
+        stats["warnings"] = "; ".join(f"{k} (x{v})" for k, v in warned.items())
+    rep = Reproduction(PAPER, TITLE, rows, LAYOUTS, notes, FINDINGS, quick, timer.seconds, stats=stats)
+    return finish(rep, out)
