@@ -104,46 +104,15 @@ class KNeighborsMultilabelBase(MultiOutputMixin, ClassifierMixin, BaseEstimator)
         return self
 
     def _validate_training_data(self, X: Any, y: Any) -> tuple[Any, np.ndarray]:
-        if y is None:
-            raise ValueError(
-                f"{type(self).__name__} requires y to be passed, but the target y is None"
-            )
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            accept_sparse="csr",
-            dtype=np.float64,
-            multi_output=True,
-            y_numeric=False,
-            ensure_min_samples=2,
-        )
-        if sp.issparse(y):
-            y = sp.csr_matrix(y)
-        self._multilabel = _is_indicator(y)
+        X, Y, classes, y_dtype = validate_training_data(self, X, y)
+        self._multilabel = classes is None
         if self._multilabel:
-            Y = y.toarray() if sp.issparse(y) else np.asarray(y)
-            self._y_dtype = Y.dtype
-            Y = Y.astype(np.int8)
+            self._y_dtype = y_dtype
             # scikit-learn's multi-output convention (KNeighborsClassifier): one array of
             # classes per label; scorers read it to recognise a multi-label classifier
             self.classes_ = [np.array([0, 1], dtype=self._y_dtype) for _ in range(Y.shape[1])]
         else:
-            target = type_of_target(y)
-            if target not in ("binary", "multiclass"):
-                raise ValueError(
-                    f"Unknown label type: {target!r}. y must be a binary label indicator of "
-                    "shape (n_samples, n_labels) or 1-D class labels"
-                    + (" (a 2-D y must hold only 0 and 1)" if np.ndim(y) == 2 else "")
-                )
-            y = np.ravel(y.toarray() if sp.issparse(y) else y)
-            binarizer = LabelBinarizer().fit(y)
-            self.classes_ = binarizer.classes_
-            Y = binarizer.transform(y).astype(np.int8)
-            if len(self.classes_) == 1:  # every row has the one class
-                Y = np.ones((len(y), 1), dtype=np.int8)
-            elif Y.shape[1] == 1:  # two classes: one column each, as one-vs-rest scores them
-                Y = np.hstack([1 - Y, Y])
+            self.classes_ = classes
         self.n_labels_ = Y.shape[1]
         empty = Y.sum(axis=0) == 0
         if empty.any():
@@ -221,6 +190,53 @@ class KNeighborsMultilabelBase(MultiOutputMixin, ClassifierMixin, BaseEstimator)
         tags.target_tags.multi_output = True
         tags.classifier_tags.multi_label = True
         return tags
+
+
+def validate_training_data(
+    estimator: Any, X: Any, y: Any
+) -> tuple[Any, np.ndarray, np.ndarray | None, np.dtype | None]:
+    """Validate ``X`` and a target; return ``(X, Y, classes, y_dtype)``.
+
+    ``Y`` is an int8 (n, n_labels) 0/1 matrix. A 2-D 0/1 target is a label indicator:
+    ``classes`` is None and ``y_dtype`` its dtype. A 1-D target (or a column vector that
+    is not 0/1) is binarised one column per class as one-vs-rest does (two classes give
+    two columns, one class a single column of ones): ``classes`` are the classes and
+    ``y_dtype`` None. Anything else raises ``ValueError("Unknown label type: ...")``.
+    """
+    if y is None:
+        raise ValueError(
+            f"{type(estimator).__name__} requires y to be passed, but the target y is None"
+        )
+    X, y = validate_data(
+        estimator,
+        X,
+        y,
+        accept_sparse="csr",
+        dtype=np.float64,
+        multi_output=True,
+        y_numeric=False,
+        ensure_min_samples=2,
+    )
+    if sp.issparse(y):
+        y = sp.csr_matrix(y)
+    if _is_indicator(y):
+        Y = y.toarray() if sp.issparse(y) else np.asarray(y)
+        return X, Y.astype(np.int8), None, Y.dtype
+    target = type_of_target(y)
+    if target not in ("binary", "multiclass"):
+        raise ValueError(
+            f"Unknown label type: {target!r}. y must be a binary label indicator of "
+            "shape (n_samples, n_labels) or 1-D class labels"
+            + (" (a 2-D y must hold only 0 and 1)" if np.ndim(y) == 2 else "")
+        )
+    y = np.ravel(y.toarray() if sp.issparse(y) else y)
+    binarizer = LabelBinarizer().fit(y)
+    Y = binarizer.transform(y).astype(np.int8)
+    if len(binarizer.classes_) == 1:  # every row has the one class
+        Y = np.ones((len(y), 1), dtype=np.int8)
+    elif Y.shape[1] == 1:  # two classes: one column each, as one-vs-rest scores them
+        Y = np.hstack([1 - Y, Y])
+    return X, Y, binarizer.classes_, None
 
 
 def _is_indicator(y: Any) -> bool:

@@ -9,12 +9,10 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.preprocessing import LabelBinarizer
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import _is_indicator
+from ._base import validate_training_data
 
 __all__ = ["BLDA"]
 
@@ -198,41 +196,7 @@ class BLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def _validate_training_data(self, X: Any, y: Any) -> tuple[Any, np.ndarray]:
         """Features and a binary (n, n_labels) target, 1-D classes binarised (as the
         classifiers of the package do, so a Pipeline sees the same labels)."""
-        if y is None:
-            raise ValueError(
-                f"{type(self).__name__} requires y to be passed, but the target y is None"
-            )
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            accept_sparse="csr",
-            dtype=np.float64,
-            multi_output=True,
-            y_numeric=False,
-            ensure_min_samples=2,
-        )
-        if sp.issparse(y):
-            y = sp.csr_matrix(y)
-        if _is_indicator(y):
-            Y = y.toarray() if sp.issparse(y) else np.asarray(y)
-            self.classes_ = None
-        else:
-            target = type_of_target(y)
-            if target not in ("binary", "multiclass"):
-                raise ValueError(
-                    f"Unknown label type: {target!r}. y must be a binary label indicator of "
-                    "shape (n_samples, n_labels) or 1-D class labels"
-                )
-            y = np.ravel(y.toarray() if sp.issparse(y) else y)
-            binarizer = LabelBinarizer().fit(y)
-            self.classes_ = binarizer.classes_
-            Y = binarizer.transform(y)
-            if len(self.classes_) == 1:
-                Y = np.ones((len(y), 1))
-            elif Y.shape[1] == 1:
-                Y = np.hstack([1 - Y, Y])
-        Y = np.asarray(Y, dtype=np.int8)
+        X, Y, self.classes_, _ = validate_training_data(self, X, y)
         self.n_labels_ = Y.shape[1]
         return X, Y
 
