@@ -26,10 +26,16 @@ _LAZY: dict[str, str] = {
     "BLDA": "mlneighbors.blda",
     "HybridKNN": "mlneighbors.hybrid",
     "cross_validate": "mlneighbors.model_selection",
+    "MODELS": "mlneighbors._models",
+    "list_models": "mlneighbors._models",
+    "make_model": "mlneighbors._models",
+    "config_context": "mlneighbors._config",
+    "get_config": "mlneighbors._config",
+    "set_config": "mlneighbors._config",
 }
 
 # submodules reachable as attributes (``mlneighbors.metrics``) without an explicit import
-_SUBMODULES = ("datasets", "metrics", "model_selection", "neighbors")
+_SUBMODULES = ("datasets", "exceptions", "metrics", "model_selection", "neighbors")
 
 __all__ = sorted(_LAZY) + ["__version__"]
 

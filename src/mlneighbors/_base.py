@@ -1,8 +1,12 @@
-"""The shared estimator base: validation, binarised targets, the index, leave-one-out counts.
+"""The shared estimator base: validation, binarised targets, the index, neighbours, counts.
 
-Every model of the package is a thin subclass: it learns its label statistics from
-the leave-one-out neighbours of the training set (``_fit_labels``) and turns the
-neighbours of a block of queries into scores and decisions (``_score_block``).
+Every model of the package is a thin subclass.  The base validates the data, builds the
+index that ``backend=`` names (``mlneighbors.neighbors``) and answers every question about
+neighbours: :meth:`~KNeighborsMultilabelBase.kneighbors` (``X=None``: the leave-one-out
+neighbours of the training rows, as scikit-learn's ``kneighbors``), which the models use to
+learn their label statistics (``_fit_labels``) and to score a block of queries
+(``_score_block``).  A model never builds or queries an index itself, so a backend
+registered in ``mlneighbors.neighbors`` reaches every model.
 """
 
 from __future__ import annotations
@@ -20,16 +24,9 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._counts import membership_counts, row_blocks
+from .exceptions import LabelWarning, NeighborsWarning
 
-__all__ = ["KNeighborsMultilabelBase", "LabelWarning", "NeighborsWarning"]
-
-
-class LabelWarning(UserWarning):
-    """A recoverable condition of the training labels (a label nobody has, ...)."""
-
-
-class NeighborsWarning(UserWarning):
-    """``n_neighbors`` was clipped to the neighbours the training set has."""
+__all__ = ["KNeighborsMultilabelBase", "target_classes", "validate_training_data"]
 
 
 class KNeighborsMultilabelBase(MultiOutputMixin, ClassifierMixin, BaseEstimator):
@@ -48,13 +45,16 @@ class KNeighborsMultilabelBase(MultiOutputMixin, ClassifierMixin, BaseEstimator)
 
     Neighbours
         ``n_neighbors_`` (the ``k`` actually used) is ``n_neighbors``, clipped with a
-        :class:`NeighborsWarning` to ``n_samples - 1`` (leave-one-out models) or
-        ``n_samples`` (the others) when the training set is smaller, as scikit-learn's
-        ``LocalOutlierFactor`` does.
+        :class:`~mlneighbors.exceptions.NeighborsWarning` to ``n_samples - 1``
+        (leave-one-out models) or ``n_samples`` (the others) when the training set is
+        smaller, as scikit-learn's ``LocalOutlierFactor`` does.  The index is built by
+        ``fit`` and is not saved with the model (pickle, joblib, skops): it is rebuilt from
+        the training rows on first use, so a saved model holds plain arrays only.
 
     Subclasses set ``_needs_loo`` (whether fit needs the leave-one-out counts of the
     training set) and implement ``_fit_labels(Y, X)`` and ``_score_block(neighbors, X)``;
-    they read ``k`` from ``self.n_neighbors_``.
+    they read ``k`` from ``self.n_neighbors_``.  A model whose neighbours are not one
+    global top-k (BKNN) overrides ``_build_index``.
     """
 
     _parameter_constraints: dict = {
@@ -86,6 +86,15 @@ class KNeighborsMultilabelBase(MultiOutputMixin, ClassifierMixin, BaseEstimator)
         self._validate_params()
         X, Y = self._validate_training_data(X, y)
         n = X.shape[0]
+        self._set_n_neighbors(n)
+        self._check_params(n)
+        self._fit_X = X
+        self._Y = Y
+        self._index = self._build_index(X, Y)
+        self._fit_labels(Y, X)
+        return self
+
+    def _set_n_neighbors(self, n: int) -> None:
         k = self.n_neighbors
         limit = n - 1 if self._needs_loo else n
         if k > limit:
@@ -94,25 +103,16 @@ class KNeighborsMultilabelBase(MultiOutputMixin, ClassifierMixin, BaseEstimator)
                 + ("leave (leave-one-out excludes the row itself)" if self._needs_loo else "have")
                 + f"; using n_neighbors_={limit}",
                 NeighborsWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
         self.n_neighbors_ = min(k, limit)
-        self._check_params(n)
-        self._index = self._make_index().build(X)
-        self._Y = Y
-        self._fit_labels(Y, X)
-        return self
 
     def _validate_training_data(self, X: Any, y: Any) -> tuple[Any, np.ndarray]:
         X, Y, classes, y_dtype = validate_training_data(self, X, y)
         self._multilabel = classes is None
         if self._multilabel:
             self._y_dtype = y_dtype
-            # scikit-learn's multi-output convention (KNeighborsClassifier): one array of
-            # classes per label; scorers read it to recognise a multi-label classifier
-            self.classes_ = [np.array([0, 1], dtype=self._y_dtype) for _ in range(Y.shape[1])]
-        else:
-            self.classes_ = classes
+        self.classes_ = target_classes(classes, y_dtype, Y.shape[1])
         self.n_labels_ = Y.shape[1]
         empty = Y.sum(axis=0) == 0
         if empty.any():
@@ -124,29 +124,103 @@ class KNeighborsMultilabelBase(MultiOutputMixin, ClassifierMixin, BaseEstimator)
             )
         return X, Y
 
+    def _index_metric(self) -> str:
+        """The distance the index is asked for (the ``metric`` parameter)."""
+        return self.metric
+
     def _make_index(self) -> Any:
+        """The unbuilt index that ``backend=`` and ``backend_params=`` name."""
         from .neighbors import resolve_backend
 
-        index = resolve_backend(self.backend, self.metric, self.backend_params)
+        index = resolve_backend(self.backend, self._index_metric(), self.backend_params)
         if self.n_jobs is not None and "n_jobs" in getattr(index, "get_params", dict)():
             index.set_params(n_jobs=self.n_jobs)
         return index
 
+    def _build_index(self, X: Any, Y: np.ndarray) -> Any:
+        """The built index of the training rows (the labels are for label-restricted searches)."""
+        return self._make_index().build(X)
+
+    def _get_index(self) -> Any:
+        """The built index; rebuilt from the training rows after a model was loaded."""
+        index = self.__dict__.get("_index")
+        if index is None:
+            index = self._index = self._build_index(self._fit_X, self._Y)
+        return index
+
+    def __getstate__(self) -> dict:
+        # a saved model holds plain arrays: no index (library handles, device tensors, a
+        # float32 copy of X); it is rebuilt from _fit_X on first use
+        state = super().__getstate__()
+        state.pop("_index", None)
+        return state
+
     def _check_params(self, n_samples: int) -> None:
         """Checks of the subclass parameters that need the data (after n_neighbors)."""
 
-    def _loo_counts(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
-        """Leave-one-out neighbours of the training rows ``X`` and their membership counts.
+    def _fit_labels(self, Y: np.ndarray, X: Any) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # -- neighbours ----------------------------------------------------------------------
+
+    def _validate_queries(self, X: Any) -> Any:
+        check_is_fitted(self, "_fit_X")
+        return validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+
+    def _check_k(self, n_neighbors: Any, loo: bool) -> int:
+        if n_neighbors is None:
+            return self.n_neighbors_
+        n = self._fit_X.shape[0]
+        limit = n - 1 if loo else n
+        if isinstance(n_neighbors, (bool, np.bool_)) or not isinstance(n_neighbors, Integral) or not (
+            1 <= n_neighbors <= limit
+        ):
+            raise ValueError(
+                f"n_neighbors must be an integer in [1, {limit}] "
+                f"({'leave-one-out neighbours of ' if loo else ''}{n} training rows), got {n_neighbors!r}"
+            )
+        return int(n_neighbors)
+
+    def _query(self, X: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """(dist, idx) of validated queries ``X`` (None: leave-one-out on the training rows)."""
+        from .neighbors import loo_kneighbors
+
+        index = self._get_index()
+        if X is None:
+            return loo_kneighbors(index, self._fit_X, k)
+        return index.query(X, k)
+
+    def kneighbors(self, X: Any = None, n_neighbors: int | None = None, return_distance: bool = True) -> Any:
+        """The neighbours the model uses, as scikit-learn's ``kneighbors``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_queries, n_features), default=None
+            Queries.  None: the leave-one-out neighbours of the training rows (each row's
+            own index left out, its duplicates kept), which is what ``fit`` learns from.
+        n_neighbors : int, default=None
+            Number of neighbours; None: ``n_neighbors_``.
+        return_distance : bool, default=True
+
+        Returns
+        -------
+        dist : ndarray of shape (n_queries, n_neighbors)
+            Distances of the backend's metric, ascending (only with ``return_distance``).
+        idx : ndarray of shape (n_queries, n_neighbors)
+            Training row numbers; at equal distance the lower row first.
+        """
+        check_is_fitted(self, "_fit_X")
+        k = self._check_k(n_neighbors, loo=X is None)
+        dist, idx = self._query(None if X is None else self._validate_queries(X), k)
+        return (dist, idx) if return_distance else idx
+
+    def _loo_counts(self) -> tuple[np.ndarray, np.ndarray]:
+        """Leave-one-out neighbours of the training rows and their membership counts.
 
         Returns ``(neighbors, C)``: ``neighbors`` (n, k) row numbers, ``C`` (n, L) int32.
         """
-        from .neighbors import loo_kneighbors
-
-        _, neighbors = loo_kneighbors(self._index, X, self.n_neighbors_)
+        _, neighbors = self._query(None, self.n_neighbors_)
         return neighbors, membership_counts(neighbors, self._Y)
-
-    def _fit_labels(self, Y: np.ndarray, X: Any) -> None:  # pragma: no cover - abstract
-        raise NotImplementedError
 
     # -- predict -----------------------------------------------------------------------
 
@@ -155,10 +229,9 @@ class KNeighborsMultilabelBase(MultiOutputMixin, ClassifierMixin, BaseEstimator)
         raise NotImplementedError  # pragma: no cover - abstract
 
     def _scores_and_decisions(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
-        check_is_fitted(self, "_index")
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = self._validate_queries(X)
         k = self.n_neighbors_
-        _, neighbors = self._index.query(X, k)
+        _, neighbors = self._query(X, k)
         n = X.shape[0]
         scores = np.empty((n, self.n_labels_), dtype=np.float64)
         decisions = np.empty((n, self.n_labels_), dtype=bool)
@@ -190,6 +263,15 @@ class KNeighborsMultilabelBase(MultiOutputMixin, ClassifierMixin, BaseEstimator)
         tags.target_tags.multi_output = True
         tags.classifier_tags.multi_label = True
         return tags
+
+
+def target_classes(classes: np.ndarray | None, y_dtype: Any, n_labels: int) -> Any:
+    """``classes_`` of every estimator of the package: the classes of a 1-D target, else
+    scikit-learn's multi-output convention (``KNeighborsClassifier``): one array ``[0, 1]``
+    per label, which scorers read to recognise a multi-label classifier."""
+    if classes is not None:
+        return classes
+    return [np.array([0, 1], dtype=y_dtype) for _ in range(n_labels)]
 
 
 def validate_training_data(

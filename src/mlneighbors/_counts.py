@@ -9,7 +9,10 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ._config import working_memory_bytes
+
 __all__ = [
+    "block_cells",
     "count_tables",
     "decide",
     "distinct_rows",
@@ -18,15 +21,25 @@ __all__ = [
     "membership_counts",
     "posterior",
     "row_blocks",
+    "top_m",
+    "vote_scores",
 ]
 
-#: Default number of (row x label) cells a label-side block may hold.
-BLOCK_CELLS = 1 << 22
+#: bytes of temporaries per (row x label) cell of a label-side block: the int32 counts, their
+#: int64 flat positions and the gathered likelihoods, with room for numpy's intermediates
+CELL_BYTES = 64
 
 
-def row_blocks(n_rows: int, n_cols: int, cells: int = BLOCK_CELLS) -> list[slice]:
-    """Slices of rows such that each block holds about ``cells`` (row x column) entries."""
-    step = max(1, cells // max(1, n_cols))
+def block_cells() -> int:
+    """(row x label) cells a label-side block may hold: the working memory's share
+    (4,194,304 cells at the default 256 MiB)."""
+    return max(1, working_memory_bytes() // CELL_BYTES)
+
+
+def row_blocks(n_rows: int, n_cols: int, cells: int | None = None) -> list[slice]:
+    """Slices of rows such that each block holds about ``cells`` (row x column) entries
+    (default :func:`block_cells`)."""
+    step = max(1, (block_cells() if cells is None else cells) // max(1, n_cols))
     return [slice(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
 
 
@@ -60,6 +73,25 @@ def membership_counts(neighbors: np.ndarray, Y: np.ndarray | sp.csr_matrix) -> n
     if sp.issparse(C):
         C = C.toarray()
     return np.asarray(C, dtype=np.int32)
+
+
+def vote_scores(C: np.ndarray, k: int) -> np.ndarray:
+    """The smoothed vote fraction ``(C + 1) / (k + 1.5)`` (BRkNN's and LPkNN's scores).
+
+    Strictly inside (0, 1) and in the same order as the raw fraction ``C / k``.  The
+    pseudo-counts (one vote for, half a vote against) are asymmetric so that the score is
+    above 0.5 exactly when BRkNN predicts (``2 C >= k``): at ``C = k / 2`` the symmetric
+    ``(C + 1) / (k + 2)`` would be exactly 0.5, which rounds to 0.
+    """
+    return (C + 1.0) / (k + 1.5)
+
+
+def top_m(C: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """The ``m[q]`` labels of highest ``C[q]`` per row, ties broken by the lower label index."""
+    order = np.argsort(-C, axis=1, kind="stable")  # stable: equal counts keep label order
+    rank = np.empty_like(order)
+    np.put_along_axis(rank, order, np.arange(C.shape[1])[None, :], axis=1)
+    return rank < m[:, None]
 
 
 def distinct_rows(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -191,7 +223,7 @@ def dml_votes(
     c1: np.ndarray,
     c0: np.ndarray,
     delta: int,
-    cells: int = BLOCK_CELLS,
+    cells: int | None = None,
     method: str = "auto",
 ) -> tuple[np.ndarray, np.ndarray]:
     """DML-kNN's votes ``V1``, ``V0`` of queries with count vectors ``Cq``.
@@ -210,8 +242,9 @@ def dml_votes(
     c1, c0 : ndarray of shape (n_labels, k + 1)
         The count tables of ``Ct`` and ``Y`` (:func:`count_tables`).
     delta : int
-    cells : int
-        Memory budget: (rows x columns) entries of the largest temporary.
+    cells : int, default=None
+        Memory budget: (rows x columns) entries of the largest temporary (default
+        :func:`block_cells`).
     method : {"auto", "dense", "sparse"}
         How the correction product is computed (see Notes); "auto" picks by a cost model.
 
@@ -236,6 +269,7 @@ def dml_votes(
     m, L = Cq.shape
     n = Ct.shape[0]
     k = c1.shape[1] - 1
+    cells = block_cells() if cells is None else cells
     cols = np.arange(L)
     V1 = c1[cols, Cq].astype(np.float64)
     V0 = c0[cols, Cq].astype(np.float64)

@@ -5,56 +5,22 @@ loop twins against them: :func:`balanced_scores` (the decision score ``f`` from 
 per-label neighbour distances, in log space) and :func:`learn_thresholds` (the
 adaptive decision boundary: one F-alpha-optimal threshold per label, O(n log n)).
 
-How the per-label neighbours are searched (measured, ``benchmarks/bknn.py``)
-----------------------------------------------------------------------------
-BKNN needs, for every query and every label, the ``b`` nearest training rows *among
-the members of that label*.  Two designs give the same distances:
-
-- **global search with masking** (used with ``backend="exact"``): one distance block
-  per block of queries (one GEMM), then, for every label at once, the ``b`` smallest
-  entries among the label's member columns.  Labels are grouped by their number of
-  members into a few size classes (four per octave: at most 25 % padding); each
-  class is one ``np.take`` of the member columns and one ``np.partition`` of the
-  padded rows.  A loop runs over those size classes (about 4 log2(n) of them, each
-  handling many labels), never over labels or instances.
-- **one index per label** (used with any other ``backend``): label ``l``'s members go
-  into their own index, queried for ``b`` neighbours (``b + 1`` during fit, to drop
-  the row itself).  This is a loop over labels; it is kept because an approximate
-  index answers top-k queries only, so masking a global search is impossible there.
-
-Train (leave-one-out) + test queries, b = 5, standard splits, 2-core shared machine,
-best of 7 interleaved repeats in one run::
-
-    dataset   n_train     d    L   masked   per-label (ExactIndex)   ratio
-    emotions      391    72    6   0.008 s  0.074 s                   9.7
-    yeast        1500   103   14   0.331 s  0.515 s                   1.6
-    enron        1123  1001   53   0.103 s  0.906 s                   8.8
-    corel5k      4500   499  374   0.820 s  6.860 s                   8.4
-
-Over several runs on the (busy) machine the ratios moved (yeast 1.1 to 5.3, whose 14
-labels are large and fall in 11 size classes) but the masked search was never the
-slower, so it is the default (``backend="exact"``).
+The per-label neighbours come from the base's index through
+:class:`mlneighbors.neighbors.LabelRestrictedIndex` (the exact engine's masked global search,
+or one index per label for any other backend); see that module for the measured comparison.
 """
 
 from __future__ import annotations
 
 from numbers import Integral, Real
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import KNeighborsMultilabelBase
 
 __all__ = ["BKNN", "balanced_scores", "learn_thresholds"]
-
-#: bytes of temporaries one block of queries may use in the masked search (16 MiB: the
-#: distance block and its gathered columns stay near the cache; measured best of 4..128 MiB)
-_WORKING_MEMORY = 1 << 24
-#: bytes of the output block of the per-label search (each index blocks its own queries)
-_PER_LABEL_MEMORY = 1 << 27
 
 #: the threshold given to a label whose F-alpha is best when every training row is
 #: predicted: below BKNN's lowest possible score (f >= -1), so the label is always predicted
@@ -174,152 +140,6 @@ def learn_thresholds(
     return h, best
 
 
-def _size_classes(Y: np.ndarray, b: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Labels grouped by padded member count, with their padded member-row matrices.
-
-    A label with ``n_l <= b`` members is padded to ``b``; a larger one to the next value
-    ``m * 2**e`` with ``m`` in 4..7 (four sizes per octave, at most 25 % padding).  The
-    padding entry is ``n`` (a column of ``inf`` distances appended to every block).
-    """
-    n, n_labels = Y.shape
-    counts = Y.sum(axis=0).astype(np.int64)
-    step = 2 ** np.maximum(np.floor(np.log2(np.maximum(counts, 1))).astype(np.int64) - 2, 0)
-    padded = np.where(counts <= b, b, -(-counts // step) * step)
-    Yc = sp.csc_matrix(Y)  # column l's member rows: indices[indptr[l]:indptr[l + 1]]
-    classes = []
-    for size in np.unique(padded):  # a few dozen sizes at most, not one per label
-        labels = np.flatnonzero(padded == size)
-        lens = counts[labels]
-        members = np.full((len(labels), size), n, dtype=np.intp)
-        filled = np.arange(size) < lens[:, None]  # row-major: label by label, in order
-        offsets = np.repeat(Yc.indptr[labels] - (np.cumsum(lens) - lens), lens)
-        members[filled] = Yc.indices[offsets + np.arange(lens.sum())]
-        classes.append((labels, members))
-    return classes
-
-
-def _normalize(X: Any) -> Any:
-    """Rows divided by their L2 norm; zero rows stay zero (the engine's cosine convention)."""
-    if sp.issparse(X):
-        norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
-        norms[norms == 0] = 1.0
-        return sp.csr_matrix(sp.diags(1.0 / norms) @ X)
-    norms = np.sqrt((X * X).sum(axis=1))
-    norms[norms == 0] = 1.0
-    return X / norms[:, None]
-
-
-class _MaskedSearch:
-    """Squared distances to the b nearest members of every label, from one global
-    distance block per query block (see the module docstring)."""
-
-    def __init__(self, X: Any, Y: np.ndarray, b: int, metric: str) -> None:
-        self.n, self.n_labels = Y.shape
-        self.b = b
-        self.metric = metric
-        self.sparse = sp.issparse(X)
-        if metric == "cosine":
-            X = _normalize(X)
-            self.mean = None
-        elif self.sparse:
-            self.mean = None
-        else:
-            # centring removes the cancellation of ||q||^2 - 2 q.x + ||x||^2 for data
-            # far from the origin; it changes no distance
-            self.mean = X.mean(axis=0)
-            X = X - self.mean
-        self.X = sp.csr_matrix(X) if self.sparse else np.ascontiguousarray(X)
-        self.sq_norms = None
-        if metric == "euclidean":
-            if self.sparse:
-                self.sq_norms = np.asarray(self.X.multiply(self.X).sum(axis=1)).ravel()
-            else:
-                self.sq_norms = (self.X * self.X).sum(axis=1)
-        self.classes = _size_classes(Y, b)
-        gathered = sum(m.size for _, m in self.classes)
-        # distance row + gathered member columns and their partition + output
-        self.row_bytes = 8 * (self.n + 1 + 2 * gathered + 2 * self.n_labels * b) + 64
-
-    def block_size(self) -> int:
-        return max(1, _WORKING_MEMORY // self.row_bytes)
-
-    def sq_distances(self, Q: Any, self_rows: np.ndarray | None = None) -> np.ndarray:
-        """(q, n_labels, b) squared distances, ``inf`` padded; ``self_rows`` (training row
-        of each query) are excluded by index (leave-one-out)."""
-        q = Q.shape[0]
-        Qd = Q.toarray() if sp.issparse(Q) else np.asarray(Q)
-        if self.metric == "cosine":
-            Qd = _normalize(Qd)
-        elif self.mean is not None:
-            Qd = Qd - self.mean
-        D = np.empty((q, self.n + 1), dtype=np.float64)
-        G = D[:, : self.n]
-        if self.sparse:
-            G[...] = (self.X @ Qd.T).T
-        else:
-            np.matmul(Qd, self.X.T, out=G)
-        if self.metric == "cosine":
-            np.subtract(1.0, G, out=G)
-            np.clip(G, 0.0, 2.0, out=G)
-            G *= G
-        else:
-            G *= -2.0
-            G += self.sq_norms
-            G += (Qd * Qd).sum(axis=1)[:, None]
-            np.maximum(G, 0.0, out=G)
-        D[:, self.n] = np.inf
-        if self_rows is not None:
-            D[np.arange(q), self_rows] = np.inf
-        b = self.b
-        out = np.empty((q, self.n_labels, b), dtype=np.float64)
-        for labels, members in self.classes:
-            picked = np.take(D, members, axis=1)  # (q, n_class_labels, size)
-            size = members.shape[1]
-            if size > b:
-                flat = picked.reshape(-1, size)  # a fresh array: partition it in place
-                flat.partition(b - 1, axis=1)
-                picked = flat[:, :b].reshape(q, len(labels), b)
-            out[:, labels, :] = picked
-        return out
-
-
-class _PerLabelSearch:
-    """One index per label (for approximate or user-given backends)."""
-
-    def __init__(self, make_index: Callable[[], Any], X: Any, Y: np.ndarray, b: int) -> None:
-        self.n, self.n_labels = Y.shape
-        self.b = b
-        Yc = sp.csc_matrix(Y)
-        self.members = np.split(Yc.indices.astype(np.intp), Yc.indptr[1:-1])
-        # an approximate index answers top-k queries only, so labels cannot be masked
-        # out of one global search: this loop over labels is the price of such a backend
-        self.indexes = [make_index().build(X[m]) if len(m) else None for m in self.members]
-
-    def block_size(self) -> int:
-        return max(1, _PER_LABEL_MEMORY // (8 * self.n_labels * (2 * self.b + 2) + 64))
-
-    def sq_distances(self, Q: Any, self_rows: np.ndarray | None = None) -> np.ndarray:
-        q = Q.shape[0]
-        b = self.b
-        out = np.full((q, self.n_labels, b), np.inf)
-        for label, (members, index) in enumerate(zip(self.members, self.indexes)):
-            if index is None:
-                continue
-            extra = 1 if self_rows is not None else 0
-            k = min(b + extra, len(members))
-            dist, idx = index.query(Q, k)
-            dist = np.asarray(dist, dtype=np.float64)
-            keep = np.ones_like(dist, dtype=bool)
-            if self_rows is not None:
-                keep = np.asarray(members)[idx] != self_rows[:, None]
-                keep &= np.cumsum(keep, axis=1) <= b
-            d2 = np.where(keep, dist * dist, np.inf)
-            d2.sort(axis=1)  # the dropped entries (inf) go last
-            m = min(b, k)
-            out[:, label, :m] = d2[:, :m]
-        return out
-
-
 class BKNN(KNeighborsMultilabelBase):
     """Class-balanced k-nearest neighbours (BKNN) with learned per-label thresholds.
 
@@ -346,9 +166,15 @@ class BKNN(KNeighborsMultilabelBase):
     metric : {"euclidean", "cosine"}, default="euclidean"
         ``d`` in ``W``; for "cosine" ``d = 1 - cos(x, z)`` (a zero row is at distance 1).
     backend : str or index object, default="exact"
-        "exact": the vectorised global search with masking (the faster by measurement,
-        see Notes).  Any other registered backend name (``mlneighbors.neighbors``) or an
-        object with ``build(X)`` and ``query(Q, k)``: one such index per label.
+        The neighbour index (``mlneighbors.neighbors``), asked for the nearest members of
+        every label through :class:`~mlneighbors.neighbors.LabelRestrictedIndex`: "exact"
+        gets the vectorised global search with masking (the faster by measurement, see
+        Notes); any other registered backend name or an object with ``build(X)`` and
+        ``query(Q, k)`` is copied once per label.
+    backend_params : dict, default=None
+        Keyword arguments of the backend.
+    n_jobs : int, default=None
+        Threads of the neighbour search, where the backend supports it.
 
     Attributes
     ----------
@@ -360,9 +186,8 @@ class BKNN(KNeighborsMultilabelBase):
     train_fscores_ : ndarray of shape (n_labels,)
         The F-alpha each threshold reaches on the leave-one-out training scores.
     n_labels_ : int
-    classes_ : ndarray
-        The classes of a 1-D target; ``array([0, 1])`` (the values of every label) for a
-        label indicator.
+    classes_ : ndarray or list of ndarray
+        The classes of a 1-D target; for a label indicator, one array ``[0, 1]`` per label.
     n_features_in_ : int
 
     Notes
@@ -374,8 +199,9 @@ class BKNN(KNeighborsMultilabelBase):
     *Search.*  With ``backend="exact"`` one distance block per block of queries is
     masked per label (vectorised over labels through a handful of label size classes);
     this measured 1.6x (yeast) to 9.7x (emotions) faster than one exact index per label
-    (8.4x on corel5k, 374 labels), so it is the default; see the ``mlneighbors.bknn``
-    module docstring and ``benchmarks/bknn.py``.  Distances
+    (8.4x on corel5k, 374 labels), so it is the default; see
+    :class:`~mlneighbors.neighbors.LabelRestrictedIndex` and ``benchmarks/bknn.py``.
+    :meth:`kneighbors` returns the per-label neighbours.  Distances
     come from ``||q||^2 - 2 q.x + ||x||^2`` on data centred at the training mean (dense)
     in float64; ties at the ``b``-th neighbour do not matter (equal distances, equal
     weights).  Leave-one-out excludes the row itself by index; its duplicates stay.
@@ -417,6 +243,8 @@ class BKNN(KNeighborsMultilabelBase):
         "alpha": [Interval(Real, 0, 1, closed="neither")],
         "metric": [StrOptions({"euclidean", "cosine"})],
         "backend": [str, HasMethods(["build", "query"])],
+        "backend_params": [dict, None],
+        "n_jobs": [Integral, None],
     }
 
     def __init__(
@@ -427,60 +255,75 @@ class BKNN(KNeighborsMultilabelBase):
         alpha: float = 0.5,
         metric: str = "euclidean",
         backend: Any = "exact",
+        backend_params: dict | None = None,
+        n_jobs: int | None = None,
     ) -> None:
         self.n_per_label = n_per_label
         self.sigma = sigma
         self.alpha = alpha
         self.metric = metric
         self.backend = backend
+        self.backend_params = backend_params
+        self.n_jobs = n_jobs
 
-    def fit(self, X: Any, y: Any) -> BKNN:
-        """Fit on features ``X`` and targets ``y`` (a binary label indicator or 1-D classes).
+    def _set_n_neighbors(self, n: int) -> None:
+        """No global k: a label with fewer than ``n_per_label`` members gives all of them."""
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : {array-like, sparse matrix} of shape (n_samples, n_labels) or (n_samples,)
-
-        Returns
-        -------
-        self : object
-        """
-        self._validate_params()
+    def _check_params(self, n_samples: int) -> None:
         if not isinstance(self.sigma, str) and not np.isfinite(self.sigma):
             raise ValueError(f"sigma must be 'auto' or a finite number > 0, got {self.sigma!r}")
-        X, Y = self._validate_training_data(X, y)
-        if self._multilabel:
-            # the values every label takes, as scikit-learn's multilabel classifiers expose
-            # them (its checks map decision_function > 0 through classes_)
-            self.classes_ = np.array([0, 1])
-        self._search = self._make_search(X, Y)
+
+    def _build_index(self, X: Any, Y: np.ndarray) -> Any:
+        from .neighbors import LabelRestrictedIndex
+
+        return LabelRestrictedIndex(self._make_index(), self.n_per_label).build(X, Y)
+
+    def _fit_labels(self, Y: np.ndarray, X: Any) -> None:
+        index = self._get_index()
         n = X.shape[0]
         sq = np.empty((n, self.n_labels_, self.n_per_label), dtype=np.float64)
-        for rows in _blocks(n, self._search.block_size()):
-            sq[rows] = self._search.sq_distances(X[rows], self_rows=np.arange(n)[rows])
+        for rows in index.row_blocks(n):  # leave-one-out: each row's own index left out
+            sq[rows] = index.sq_distances(X[rows], exclude=np.arange(n)[rows])
         self.sigma_ = _auto_sigma(sq, Y) if isinstance(self.sigma, str) else float(self.sigma)
         scores = balanced_scores(sq, self.sigma_)
         self.thresholds_, self.train_fscores_ = learn_thresholds(scores, Y, self.alpha)
-        return self
 
-    def _make_search(self, X: Any, Y: np.ndarray) -> Any:
-        if isinstance(self.backend, str) and self.backend == "exact":
-            return _MaskedSearch(X, Y, self.n_per_label, self.metric)
-        from .neighbors import resolve_backend
+    def kneighbors(self, X: Any = None, n_neighbors: int | None = None, return_distance: bool = True) -> Any:
+        """The ``n_per_label`` nearest members of every label, for every query.
 
-        resolve_backend(self.backend, self.metric)  # fail now on a bad name or metric
-        return _PerLabelSearch(
-            lambda: resolve_backend(self.backend, self.metric), X, Y, self.n_per_label
-        )
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_queries, n_features), default=None
+            Queries; None: the training rows, each row's own index left out.
+        n_neighbors : None
+            Must be None: the number per label is ``n_per_label``.
+        return_distance : bool, default=True
+
+        Returns
+        -------
+        dist : ndarray of shape (n_queries, n_labels, n_per_label)
+            Distances ascending within each label; ``inf`` where a label has fewer members.
+        idx : ndarray of shape (n_queries, n_labels, n_per_label)
+            Training row numbers; ``-1`` where a label has fewer members.
+        """
+        if n_neighbors is not None:
+            raise ValueError("BKNN takes n_per_label neighbours in every label; pass n_neighbors=None")
+        exclude = None
+        if X is None:
+            X = self._fit_X
+            exclude = np.arange(X.shape[0])
+        else:
+            X = self._validate_queries(X)
+        dist, idx = self._get_index().kneighbors(X, exclude=exclude)
+        return (dist, idx) if return_distance else idx
 
     def _decision_scores(self, X: Any) -> np.ndarray:
-        check_is_fitted(self, "thresholds_")
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = self._validate_queries(X)
+        index = self._get_index()
         n = X.shape[0]
         f = np.empty((n, self.n_labels_), dtype=np.float64)
-        for rows in _blocks(n, self._search.block_size()):
-            f[rows] = balanced_scores(self._search.sq_distances(X[rows]), self.sigma_)
+        for rows in index.row_blocks(n):
+            f[rows] = balanced_scores(index.sq_distances(X[rows]), self.sigma_)
         return f
 
     def decision_function(self, X: Any) -> np.ndarray:
@@ -519,10 +362,6 @@ class BKNN(KNeighborsMultilabelBase):
         label is predicted; 0 for a label without training members).  For a 1-D target,
         ``s_l / sum s`` of shape (n_samples, n_classes)."""
         return super().predict_proba(X)
-
-
-def _blocks(n: int, size: int) -> list[slice]:
-    return [slice(a, min(a + size, n)) for a in range(0, n, size)]
 
 
 def _auto_sigma(sq: np.ndarray, Y: np.ndarray) -> float:

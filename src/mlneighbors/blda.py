@@ -12,12 +12,10 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import validate_training_data
+from ._base import target_classes, validate_training_data
+from ._config import working_memory_bytes
 
 __all__ = ["BLDA"]
-
-#: bytes of the (pair x dimension) block used to accumulate the within-class scatter
-_WORKING_MEMORY = 1 << 26
 
 
 class BLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -59,8 +57,9 @@ class BLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     regularization_ : float
         ``rho``.
     n_labels_ : int
-    classes_ : ndarray or None
-        The classes of a 1-D target (one column per class); None for a label indicator.
+    classes_ : ndarray or list of ndarray
+        The classes of a 1-D target (one column per class); for a label indicator, one
+        array ``[0, 1]`` per label.
     n_features_in_ : int
 
     Notes
@@ -196,7 +195,8 @@ class BLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def _validate_training_data(self, X: Any, y: Any) -> tuple[Any, np.ndarray]:
         """Features and a binary (n, n_labels) target, 1-D classes binarised (as the
         classifiers of the package do, so a Pipeline sees the same labels)."""
-        X, Y, self.classes_, _ = validate_training_data(self, X, y)
+        X, Y, classes, y_dtype = validate_training_data(self, X, y)
+        self.classes_ = target_classes(classes, y_dtype, Y.shape[1])
         self.n_labels_ = Y.shape[1]
         return X, Y
 
@@ -251,7 +251,8 @@ def _scatter_matrices(Z: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndar
     rows, labels = np.nonzero(Y)
     k = Z.shape[1]
     S_w = np.zeros((k, k))
-    step = max(1, _WORKING_MEMORY // (8 * max(k, 1)))
+    # (pair x dimension) blocks: a quarter of the working memory for the differences
+    step = max(1, working_memory_bytes(share=0.25) // (8 * max(k, 1)))
     for a in range(0, len(rows), step):  # chunks of (row, label) pairs, for memory only
         diff = Z[rows[a : a + step]] - means[labels[a : a + step]]
         S_w += diff.T @ diff

@@ -8,20 +8,9 @@ import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
 from ._base import KNeighborsMultilabelBase
-from ._counts import membership_counts
+from ._counts import membership_counts, top_m, vote_scores
 
 __all__ = ["BRkNN"]
-
-
-def vote_scores(C: np.ndarray, k: int) -> np.ndarray:
-    """The smoothed vote fraction ``(C + 1) / (k + 1.5)``.
-
-    Strictly inside (0, 1) and in the same order as the raw fraction ``C / k``.  The
-    pseudo-counts (one vote for, half a vote against) are asymmetric so that the score is
-    above 0.5 exactly when BRkNN predicts (``2 C >= k``): at ``C = k / 2`` the symmetric
-    ``(C + 1) / (k + 2)`` would be exactly 0.5, which rounds to 0.
-    """
-    return (C + 1.0) / (k + 1.5)
 
 
 class BRkNN(KNeighborsMultilabelBase):
@@ -125,10 +114,3 @@ class BRkNN(KNeighborsMultilabelBase):
                 decisions[rows, np.argmax(C[rows], axis=1)] = True  # argmax: lowest index on ties
         return vote_scores(C, k), decisions
 
-
-def top_m(C: np.ndarray, m: np.ndarray) -> np.ndarray:
-    """The ``m[q]`` labels of highest ``C[q]`` per row, ties broken by the lower label index."""
-    order = np.argsort(-C, axis=1, kind="stable")  # stable: equal counts keep label order
-    rank = np.empty_like(order)
-    np.put_along_axis(rank, order, np.arange(C.shape[1])[None, :], axis=1)
-    return rank < m[:, None]

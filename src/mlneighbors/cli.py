@@ -19,10 +19,8 @@ import io
 import json
 import os
 import sys
-import time
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from . import __version__
@@ -153,14 +151,6 @@ def _cmd_fetch(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------------------
 
 
-class _NoBar:
-    def update(self, n: int = 1) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
 def _progress_factory(quiet: bool) -> Callable[[int, str], Any] | None:
     """tqdm bars on stderr when it is a terminal (and not --quiet); None otherwise.
 
@@ -182,49 +172,8 @@ def _progress_factory(quiet: bool) -> Callable[[int, str], Any] | None:
 
 
 # ------------------------------------------------------------------------------------
-# models by name
+# models by name (the registry: mlneighbors.MODELS)
 # ------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _ModelSpec:
-    help: str
-    build: Callable[[], Any]
-    k_param: str | None  # the parameter --k sets
-    shares_neighbors: bool  # uses the kNN base's neighbours: a NeighborCache may serve it
-
-
-def _model_specs() -> dict[str, _ModelSpec]:
-    def lazy(name: str, **kw: Any) -> Callable[[], Any]:
-        def build() -> Any:
-            import mlneighbors
-
-            return getattr(mlneighbors, name)(**kw)
-
-        return build
-
-    def blda_bknn() -> Any:
-        from sklearn.pipeline import Pipeline
-
-        import mlneighbors
-
-        return Pipeline([("blda", mlneighbors.BLDA()), ("bknn", mlneighbors.BKNN())])
-
-    return {
-        "mlknn": _ModelSpec("ML-kNN (Zhang & Zhou 2007)", lazy("MLkNN"), "n_neighbors", True),
-        "brknn": _ModelSpec("BRkNN", lazy("BRkNN"), "n_neighbors", True),
-        "brknn-a": _ModelSpec("BRkNN-a", lazy("BRkNN", extension="a"), "n_neighbors", True),
-        "brknn-b": _ModelSpec("BRkNN-b", lazy("BRkNN", extension="b"), "n_neighbors", True),
-        "lpknn": _ModelSpec("LPkNN", lazy("LPkNN"), "n_neighbors", True),
-        "dmlknn": _ModelSpec("DML-kNN", lazy("DMLkNN"), "n_neighbors", True),
-        "lamlknn": _ModelSpec("LAML-kNN", lazy("LAMLkNN"), "n_neighbors", True),
-        "bknn": _ModelSpec("class-balanced kNN (--k sets b)", lazy("BKNN"), "n_per_label", False),
-        "blda-bknn": _ModelSpec("BLDA projection, then BKNN (--k sets b)", blda_bknn, "bknn__n_per_label", False),
-        "hybrid": _ModelSpec("PCA hybrid kNN with the regression label model", lazy("HybridKNN"), "n_neighbors", False),
-    }
-
-
-MODEL_NAMES = ("mlknn", "brknn", "brknn-a", "brknn-b", "lpknn", "dmlknn", "lamlknn", "bknn", "blda-bknn", "hybrid")
 
 
 def _choice_error(what: str, value: str, valid: Sequence[str], cmd: str) -> CLIError:
@@ -269,21 +218,23 @@ def _parse_value(text: str, default: Any) -> Any:
     return text
 
 
-def _route(model: Any, key: str, name: str) -> str | None:
-    """The parameter name that ``key`` sets on ``model`` (pipelines: the step that has it)."""
+def _route(model: Any, key: str) -> str | None:
+    """The parameter name that ``key`` sets on ``model`` (a pipeline: the step that has it)."""
     params = model.get_params(deep=True)
-    if name == "blda-bknn":
-        for step in ("blda", "bknn"):
-            if f"{step}__{key}" in params:
-                return f"{step}__{key}"
+    steps = [name for name, _ in getattr(model, "steps", [])]
+    for step in steps:
+        if f"{step}__{key}" in params:
+            return f"{step}__{key}"
+    if steps:
         return key if key in params and "__" in key else None
     return key if key in params else None
 
 
-def _valid_params(model: Any, name: str) -> list[str]:
+def _valid_params(model: Any) -> list[str]:
     params = model.get_params(deep=True)
-    if name == "blda-bknn":
-        return [p.split("__", 1)[1] for p in params if p.startswith(("blda__", "bknn__"))]
+    steps = tuple(f"{name}__" for name, _ in getattr(model, "steps", []))
+    if steps:
+        return sorted(p.split("__", 1)[1] for p in params if p.startswith(steps))
     return sorted(params)
 
 
@@ -294,14 +245,13 @@ def _build_models(names: Sequence[str], k: int | None, params: Sequence[str], cm
     ``--param key=value`` sets ``key`` on every model that has it (an error if none has);
     ``--param model.key=value`` on that model only.
     """
-    specs = _model_specs()
+    from . import MODELS, make_model
+
     models: dict[str, Any] = {}
     for name in names:
-        if name not in specs:
-            raise _choice_error("model", name, MODEL_NAMES, cmd)
-        model = specs[name].build()
-        if k is not None:
-            model.set_params(**{specs[name].k_param: k})
+        if name not in MODELS:
+            raise _choice_error("model", name, list(MODELS), cmd)
+        model = make_model(name, k)
         if "random_state" in model.get_params():
             model.set_params(random_state=seed)
         models[name] = model
@@ -310,7 +260,7 @@ def _build_models(names: Sequence[str], k: int | None, params: Sequence[str], cm
             raise CLIError(f"mlneighbors {cmd}: --param expects key=value, got {item!r}")
         key, text = (part.strip() for part in item.split("=", 1))
         targets = list(models)
-        if "." in key and key.split(".", 1)[0] in specs:
+        if "." in key and key.split(".", 1)[0] in MODELS:
             target, key = key.split(".", 1)
             if target not in models:
                 raise CLIError(f"mlneighbors {cmd}: --param {item!r} names model {target!r}, which is "
@@ -319,7 +269,7 @@ def _build_models(names: Sequence[str], k: int | None, params: Sequence[str], cm
         hits = 0
         for name in targets:
             model = models[name]
-            full = _route(model, key, name)
+            full = _route(model, key)
             if full is None:
                 continue
             default = model.get_params(deep=True)[full]
@@ -331,7 +281,7 @@ def _build_models(names: Sequence[str], k: int | None, params: Sequence[str], cm
             model.set_params(**{full: value})
             hits += 1
         if hits == 0:
-            valid = sorted({p for name in targets for p in _valid_params(models[name], name)})
+            valid = sorted({p for name in targets for p in _valid_params(models[name])})
             names_run = ", ".join(targets)
             raise CLIError(f"mlneighbors {cmd}: unknown parameter {key!r} for {names_run}; valid "
                            f"parameters: {', '.join(valid)}")
@@ -381,80 +331,52 @@ def _protocol(args: argparse.Namespace, spec: Any, cmd: str) -> tuple[str, int |
 
 
 def _run_models(args: argparse.Namespace, cmd: str, names: Sequence[str]) -> tuple[dict, str]:
-    """Fit and score every model on the split or on every fold; one neighbour cache per fold.
+    """Fit and score every model on the split or on every fold (``evaluate_models``: one
+    neighbour search per fold, shared by the models).
 
     Returns ``({model: {metric: [value per fold]}}, description of the protocol)``.
     """
     import numpy as np
-    from sklearn.base import clone
     from sklearn.utils._param_validation import InvalidParameterError
 
     from .datasets import load_dataset
-    from .metrics import METRICS, evaluate
-    from .model_selection import MultilabelStratifiedKFold
-    from .neighbors import NeighborCache
+    from .model_selection import evaluate_models
 
     spec = _check_dataset(args.dataset, cmd)
     metrics = _check_metrics(args.metrics, cmd)
     protocol, n_folds = _protocol(args, spec, cmd)
     if args.k is not None and args.k < 1:
         raise CLIError(f"mlneighbors {cmd}: --k must be at least 1, got {args.k}")
-    specs = _model_specs()
     models = _build_models(names, args.k, args.param or [], cmd, args.seed)
     if protocol == "split":
-        train = load_dataset(spec.name, "train", args.data_home)
+        data = load_dataset(spec.name, "train", args.data_home)
         test = load_dataset(spec.name, "test", args.data_home)
-        parts = [(train.X, np.asarray(train.Y), test.X, np.asarray(test.Y))]
-        what = f"standard split ({train.n_samples} train / {test.n_samples} test)"
+        where = {"test": (test.X, np.asarray(test.Y))}
+        what = f"standard split ({data.n_samples} train / {test.n_samples} test)"
     else:
         data = load_dataset(spec.name, "all", args.data_home)
-        Y = np.asarray(data.Y)
-        cv = MultilabelStratifiedKFold(n_splits=n_folds, shuffle=True, random_state=args.seed)
-        parts = [(data.X[tr], Y[tr], data.X[te], Y[te]) for tr, te in cv.split(None, Y)]
+        where = {"cv": n_folds, "random_state": args.seed}
         what = f"{n_folds}-fold stratified CV (seed {args.seed}, {data.n_samples} instances)"
     if args.minmax:
         what += ", min-max scaled with training ranges"
-    need_scores = any(METRICS[m].kind == "ranking" for m in metrics)
-    results: dict[str, dict[str, list[float]]] = {n: {m: [] for m in metrics} for n in models}
-    times: dict[str, list[float]] = {n: [] for n in models}
-    k_max = max(m.get_params().get("n_neighbors", 1) for m in models.values()) + 1
     factory = _progress_factory(args.quiet)
-    bar = factory(len(parts) * len(models), f"{cmd} {spec.name}") if factory else _NoBar()
+    n_parts = 1 if protocol == "split" else n_folds
+    bar = factory(n_parts * len(models), f"{cmd} {spec.name}") if factory else None
     try:
-        for Xtr, Ytr, Xte, Yte in parts:
-            if args.minmax:
-                from sklearn.preprocessing import MaxAbsScaler, MinMaxScaler
-                import scipy.sparse as sp
-
-                scaler = (MaxAbsScaler() if sp.issparse(Xtr) else MinMaxScaler()).fit(Xtr)
-                Xtr, Xte = scaler.transform(Xtr), scaler.transform(Xte)
-            caches: dict[str, Any] = {}
-            for name, template in models.items():
-                model = clone(template)
-                params = model.get_params()
-                if specs[name].shares_neighbors and params.get("backend") == "exact":
-                    metric = params.get("metric", "euclidean")
-                    cache = caches.setdefault(metric, NeighborCache(metric=metric, k_max=k_max))
-                    model.set_params(backend=cache)
-                start = time.perf_counter()
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    try:
-                        model.fit(Xtr, Ytr)
-                    except InvalidParameterError as exc:  # a bad --param value, found by the model
-                        raise CLIError(f"mlneighbors {cmd}: {name}: {exc}") from None
-                    pred = model.predict(Xte)
-                    scores = model.predict_proba(Xte) if need_scores else None
-                times[name].append(time.perf_counter() - start)
-                values = evaluate(Yte, pred, scores, metrics=metrics)
-                for m in metrics:
-                    results[name][m].append(values[m])
-                bar.update(1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            results = evaluate_models(models, data.X, np.asarray(data.Y), metrics=metrics,
+                                      scale="minmax" if args.minmax else None, progress=bar, **where)
+    except InvalidParameterError as exc:  # a bad --param value, found by the model
+        raise CLIError(f"mlneighbors {cmd}: {exc}") from None
     finally:
-        bar.close()
-    for name in models:
-        results[name]["fit_predict_seconds"] = times[name]
-    return results, what
+        if bar is not None:
+            bar.close()
+    out = {}
+    for name, result in results.items():
+        out[name] = {m: list(result.per_fold[m]) for m in metrics}
+        out[name]["fit_predict_seconds"] = list(result.fit_time + result.predict_time)
+    return out, what
 
 
 def _evaluate_common_args(p: argparse.ArgumentParser) -> None:
@@ -500,7 +422,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
     names = [n.strip() for n in args.models.split(",") if n.strip()]
     if not names:
-        raise CLIError(f"mlneighbors compare: --models is empty; valid: {', '.join(MODEL_NAMES)}")
+        from . import MODELS
+
+        raise CLIError(f"mlneighbors compare: --models is empty; valid: {', '.join(MODELS)}")
     if len(set(names)) != len(names):
         raise CLIError("mlneighbors compare: --models names a model twice")
     results, what = _run_models(args, "compare", names)
@@ -580,18 +504,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=_cmd_fetch)
 
-    specs = _model_specs()
-    models_epilog = "models:\n" + "\n".join(f"  {n:10s} {specs[n].help}" for n in MODEL_NAMES)
+    from . import MODELS
+
+    names = ", ".join(MODELS)
+    models_epilog = "models:\n" + "\n".join(f"  {n:10s} {spec.description}" for n, spec in MODELS.items())
     p = sub.add_parser("evaluate", help="one model's metrics on a dataset (standard split or CV)",
                        epilog=models_epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
     _evaluate_common_args(p)
-    p.add_argument("--model", required=True, metavar="NAME", help=f"one of: {', '.join(MODEL_NAMES)}")
+    p.add_argument("--model", required=True, metavar="NAME", help=f"one of: {names}")
     p.set_defaults(func=_cmd_evaluate)
 
     p = sub.add_parser("compare", help="several models side by side on one dataset",
                        epilog=models_epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
     _evaluate_common_args(p)
-    p.add_argument("--models", required=True, metavar="A,B,C", help=f"comma-separated: {', '.join(MODEL_NAMES)}")
+    p.add_argument("--models", required=True, metavar="A,B,C", help=f"comma-separated: {names}")
     p.set_defaults(func=_cmd_compare)
 
     p = sub.add_parser("reproduce", help="recompute a paper's tables and figures beside the paper's numbers")

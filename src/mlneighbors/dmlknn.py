@@ -112,7 +112,7 @@ class DMLkNN(KNeighborsMultilabelBase):
         positives = Y.sum(axis=0, dtype=np.int64)
         self.prior_ = (s + positives) / (2 * s + n)
         self._denominators = (s * L + positives, s * L + (n - positives))
-        _, C = self._loo_counts(X)
+        _, C = self._loo_counts()
         k = self.n_neighbors_
         self._train_counts = C.astype(np.int8 if k < 128 else np.int32)
         self._positive = Y.astype(bool)

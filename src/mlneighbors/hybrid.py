@@ -1,4 +1,8 @@
-"""Hybrid kNN: PCA candidate search + a multiple-regression label model (paper 002)."""
+"""Hybrid kNN: PCA candidate search + a multiple-regression label model (paper 002).
+
+The candidate search is the ``"pca-window"`` backend of ``mlneighbors.neighbors``
+(:class:`~mlneighbors.neighbors.PCAWindowIndex`); the label model is :func:`label_regression`.
+"""
 
 from __future__ import annotations
 
@@ -7,20 +11,12 @@ from typing import Any
 
 import numpy as np
 import scipy.linalg
-import scipy.sparse as sp
-from sklearn.decomposition import PCA
-from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 
 from ._base import KNeighborsMultilabelBase
 from ._counts import membership_counts
 
-__all__ = ["HybridKNN", "label_regression", "window_starts"]
-
-#: a float n_components never keeps more components than this (the spec's cap)
-MAX_COMPONENTS = 50
-#: bytes of temporaries one block of queries may use in the candidate search
-_WORKING_MEMORY = 1 << 24
+__all__ = ["HybridKNN", "label_regression"]
 
 
 def label_regression(Y: np.ndarray, ridge: float = 1e-6) -> tuple[np.ndarray, np.ndarray]:
@@ -58,55 +54,6 @@ def label_regression(Y: np.ndarray, ridge: float = 1e-6) -> tuple[np.ndarray, np
     return mean - coef @ mean, coef
 
 
-def _normalize(Z: np.ndarray) -> np.ndarray:
-    """Rows divided by their norm, zero rows kept zero (the neighbour engine's convention)."""
-    norms = np.sqrt((Z * Z).sum(axis=1))
-    norms[norms == 0] = 1.0
-    return Z / norms[:, None]
-
-
-def window_starts(sorted_coords: np.ndarray, x: np.ndarray, width: int) -> np.ndarray:
-    """Start of the ``width`` positions nearest to ``x`` in each sorted coordinate row.
-
-    The window is the one grown outward from ``x``'s insertion point
-    (``np.searchsorted(..., side="left")``), taking at each step the nearer of the two
-    neighbouring positions, the left one when both are equally near.  It is found by a
-    vectorised binary search over the start (the classic "k closest elements" search:
-    move right while ``x - s[a] > s[a + width] - x``), in ``log2(width)`` steps for the
-    whole block.
-
-    Parameters
-    ----------
-    sorted_coords : ndarray of shape (n_components, n_samples)
-        Each row sorted ascending.
-    x : ndarray of shape (n_queries, n_components)
-    width : int
-        ``1 <= width <= n_samples``.
-
-    Returns
-    -------
-    start : ndarray of shape (n_queries, n_components), intp
-        The window of query ``q`` on component ``j`` is positions
-        ``start[q, j] .. start[q, j] + width - 1`` of row ``j``.
-    """
-    c, n = sorted_coords.shape
-    pos = np.empty(x.shape, dtype=np.intp)
-    for j in range(c):  # np.searchsorted is 1-D: one call per component, each over the block
-        pos[:, j] = np.searchsorted(sorted_coords[j], x[:, j], side="left")
-    lo = np.maximum(pos - width, 0)
-    hi = np.minimum(pos, n - width)
-    comp = np.arange(c)
-    while True:
-        active = lo < hi
-        if not active.any():
-            return lo
-        mid = (lo + hi) // 2
-        right = np.minimum(mid + width, n - 1)  # only read where active (mid + width <= n - 1)
-        move = (x - sorted_coords[comp, mid]) > (sorted_coords[comp, right] - x)
-        lo = np.where(active & move, mid + 1, lo)
-        hi = np.where(active & ~move, mid, hi)
-
-
 class HybridKNN(KNeighborsMultilabelBase):
     """Hybrid kNN: neighbours from a PCA candidate search, labels from a regression model.
 
@@ -122,69 +69,67 @@ class HybridKNN(KNeighborsMultilabelBase):
     Parameters
     ----------
     n_neighbors : int, default=10
-        ``k``, at most the number of training rows and at most ``n_candidates``.
+        ``k``, at least 1; clipped to ``n_samples`` with a ``NeighborsWarning`` when the
+        training set is smaller; at most ``n_candidates`` with the "pca-window" backend.
     n_components : int, float or None, default=0.95
-        Kept principal components.  A float in (0, 1): the fewest components explaining
-        more than that fraction of the variance (scikit-learn's rule), at most 50; an int:
-        that many (at most ``min(n_samples, n_features)``); None: all.
+        Kept principal components of the "pca-window" backend.  A float in (0, 1): the
+        fewest components explaining more than that fraction of the variance
+        (scikit-learn's rule), at most 50; an int: that many (at most
+        ``min(n_samples, n_features)``); None: all.
     n_candidates : int, default=80
-        Candidates per component (the paper's ``L``, 80 in its experiments); values above
-        the number of training rows mean all of them.  Must be ``>= n_neighbors`` (not
-        used with ``exact_search=True``).
+        Candidates per component of the "pca-window" backend (the paper's ``L``, 80 in its
+        experiments); values above the number of training rows mean all of them.
     label_model : {"regression", "vote"}, default="regression"
         "regression": a neighbour with labels ``y`` predicts ``label_intercept_ +
         label_coef_ @ y`` (see :func:`label_regression`).  "vote": it predicts its own
         labels (``label_coef_`` is the identity), so the score is the neighbours' mean.
     threshold : float, default=0.5
         In [0, 1]; a label is predicted when its score is ``>= threshold``.
-    exact_search : bool, default=False
-        True: the neighbours are the exact ``k`` nearest by cosine similarity in the full
-        feature space (no PCA, no candidates) -- the paper's "Regression" column.
     ridge : float, default=1e-6
         Ridge of the label regressions, ``> 0`` (see :func:`label_regression`).
+    backend : str or index object, default="pca-window"
+        The neighbour search, always by cosine distance.  "pca-window": the paper's PCA
+        candidate search (:class:`~mlneighbors.neighbors.PCAWindowIndex`, configured by
+        ``n_components`` and ``n_candidates``).  Any other backend (``"exact"``, a
+        registered name or an index object): the ``k`` nearest by cosine similarity in the
+        full feature space, no PCA -- with ``"exact"``, the paper's "Regression" column.
+    backend_params : dict, default=None
+        Keyword arguments of the backend (other than ``n_components`` and ``n_candidates``).
+    n_jobs : int, default=None
+        Threads of the neighbour search, where the backend supports it.
 
     Attributes
     ----------
     label_intercept_ : ndarray of shape (n_labels,)
     label_coef_ : ndarray of shape (n_labels, n_labels)
     components_ : ndarray of shape (n_components_, n_features)
-        Principal axes (absent with ``exact_search=True``, as the next three).
+        Principal axes (only with the "pca-window" backend, as the next three).
     mean_ : ndarray of shape (n_features,)
         The training mean the projection subtracts.
     explained_variance_ratio_ : ndarray of shape (n_components_,)
     n_components_ : int
+    n_neighbors_ : int
+        The ``k`` used: ``n_neighbors``, clipped to what the training set allows.
     n_labels_ : int
-    classes_ : ndarray or None
-        The classes of a 1-D target; None for a label indicator.
+    classes_ : ndarray or list of ndarray
+        The classes of a 1-D target; for a label indicator, one array ``[0, 1]`` per label.
     n_features_in_ : int
 
     Notes
     -----
     *Candidate windows.*  Along one component the ``n_candidates`` nearest training rows
-    are the window grown outward from the query's coordinate, the left one first on equal
-    gaps; rows are sorted by (coordinate, training index); see :func:`window_starts`.
-    The candidate set of a query is the union over components, so it has between
-    ``n_candidates`` and ``n_components_ * n_candidates`` rows: :meth:`candidate_fraction`
-    reports its mean size relative to the training set, the quantity this method exists
-    to make small.
-
-    *Cosine in the projected space.*  The PCA coordinates are centred, so the similarity
-    is that of the centred data (a row at the mean has similarity 0 to everything, the
-    neighbour engine's convention).  Among the candidates the neighbours are ordered by
-    cosine distance ``1 - cos`` (clipped to [0, 2]), ties by lower training index, as the
-    exact backend orders them: with ``n_candidates >= n_samples`` the neighbours are those
-    of ``ExactIndex(metric="cosine")`` on the projected data (distances equal up to the
-    rounding of the dot products).
+    are the window grown outward from the query's coordinate; the candidate set of a query
+    is the union over components, so it has between ``n_candidates`` and
+    ``n_components_ * n_candidates`` rows: :meth:`candidate_fraction` reports its mean size
+    relative to the training set, the quantity this method exists to make small.  Among
+    the candidates the neighbours are ordered by cosine distance ``1 - cos`` in the
+    projected (centred) space, ties by lower training index; see
+    :class:`~mlneighbors.neighbors.PCAWindowIndex`.
 
     *Label model.*  The spec's regression of each label on the other labels is linear,
     so averaging the k neighbours' predictions equals predicting from the mean of their
     label vectors: ``score = clip(label_intercept_ + label_coef_ @ mean_y, 0, 1)``.  The
-    decision compares the clipped score, so ``threshold=0`` predicts every label.  The
-    work per query: ``searchsorted`` and a binary search per component, removing the
-    duplicates among the ``n_components_ * n_candidates`` candidates (a membership mask,
-    or a sort when the training set is much larger), one dot product per distinct
-    candidate.  A loop runs over components only for ``np.searchsorted`` (one call per
-    component for all the queries of a ``predict``); none over instances or labels.
+    decision compares the clipped score, so ``threshold=0`` predicts every label.
 
     *Speed* (``benchmarks/hybrid.py``, k = 10, L = 80, test split, 2-core machine):
     on emotions (raw features, 3 components) the candidate set is 48 % of the training
@@ -232,8 +177,10 @@ class HybridKNN(KNeighborsMultilabelBase):
         "n_candidates": [Interval(Integral, 1, None, closed="left")],
         "label_model": [StrOptions({"regression", "vote"})],
         "threshold": [Interval(Real, 0, 1, closed="both")],
-        "exact_search": ["boolean"],
         "ridge": [Interval(Real, 0, None, closed="neither")],
+        "backend": [str, HasMethods(["build", "query"])],
+        "backend_params": [dict, None],
+        "n_jobs": [Integral, None],
     }
     _needs_loo = False
 
@@ -245,222 +192,68 @@ class HybridKNN(KNeighborsMultilabelBase):
         n_candidates: int = 80,
         label_model: str = "regression",
         threshold: float = 0.5,
-        exact_search: bool = False,
         ridge: float = 1e-6,
+        backend: Any = "pca-window",
+        backend_params: dict | None = None,
+        n_jobs: int | None = None,
     ) -> None:
         self.n_neighbors = n_neighbors
         self.n_components = n_components
         self.n_candidates = n_candidates
         self.label_model = label_model
         self.threshold = threshold
-        self.exact_search = exact_search
         self.ridge = ridge
+        self.backend = backend
+        self.backend_params = backend_params
+        self.n_jobs = n_jobs
 
-    # -- fit ---------------------------------------------------------------------------
+    def _index_metric(self) -> str:
+        return "cosine"  # the paper's similarity
 
-    def fit(self, X: Any, y: Any) -> HybridKNN:
-        """Fit the label model and the PCA candidate index.
+    def _windowed(self) -> bool:
+        return isinstance(self.backend, str) and self.backend == "pca-window"
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : {array-like, sparse matrix} of shape (n_samples, n_labels) or (n_samples,)
-            A binary label indicator, or 1-D class labels.
+    def _make_index(self) -> Any:
+        index = super()._make_index()
+        if self._windowed():
+            index.set_params(n_components=self.n_components, n_candidates=self.n_candidates)
+        return index
 
-        Returns
-        -------
-        self : object
-        """
-        self._validate_params()
+    def _check_params(self, n_samples: int) -> None:
         if not np.isfinite(self.ridge):
             raise ValueError(f"ridge must be a finite number > 0, got {self.ridge!r}")
-        X, Y = self._validate_training_data(X, y)
-        n, d = X.shape
-        k = self.n_neighbors
-        if k > n:
+        if self._windowed() and self.n_candidates < self.n_neighbors_:
             raise ValueError(
-                f"n_neighbors={k} must be at most the number of training rows ({n})"
+                f"n_candidates={self.n_candidates} must be >= n_neighbors={self.n_neighbors_}: "
+                "the neighbours are chosen among the candidates"
             )
-        if self.n_candidates < k and not self.exact_search:
-            raise ValueError(
-                f"n_candidates={self.n_candidates} must be >= n_neighbors={k}: the "
-                "neighbours are chosen among the candidates"
-            )
+        if self._windowed() and self.backend_params and {"n_components", "n_candidates"} & set(self.backend_params):
+            raise ValueError("set n_components and n_candidates on HybridKNN itself, not in backend_params")
+
+    def _fit_labels(self, Y: np.ndarray, X: Any) -> None:
         if self.label_model == "regression":
             self.label_intercept_, self.label_coef_ = label_regression(Y, self.ridge)
         else:
             self.label_intercept_ = np.zeros(Y.shape[1])
             self.label_coef_ = np.eye(Y.shape[1])
-        self._Y = Y
-        self._n_train = n
-        if self.exact_search:
-            from .neighbors import resolve_backend
-
-            self._index = resolve_backend("exact", "cosine").build(X)
-            return self
-        if isinstance(self.n_components, Integral) and self.n_components > min(n, d):
-            raise ValueError(
-                f"n_components={self.n_components} must be at most min(n_samples, "
-                f"n_features) = {min(n, d)}"
-            )
-        solver = "covariance_eigh" if sp.issparse(X) else "full"
-        pca = PCA(n_components=None, svd_solver=solver).fit(X)
-        ratio = pca.explained_variance_ratio_
-        if self.n_components is None:
-            c = len(ratio)
-        elif isinstance(self.n_components, Integral):
-            c = int(self.n_components)
-        else:
-            with np.errstate(invalid="ignore"):
-                c = int(np.searchsorted(np.cumsum(ratio), self.n_components, side="right")) + 1
-            c = max(1, min(c, MAX_COMPONENTS, len(ratio)))
-        self.components_ = pca.components_[:c].copy()
-        self.mean_ = pca.mean_.copy()
-        self.explained_variance_ratio_ = ratio[:c].copy()
-        self.n_components_ = c
-        Z = self._project(X)
-        self._Zn = np.vstack([_normalize(Z), np.zeros((1, c))])  # row n: the padding
-        order = np.argsort(Z, axis=0, kind="stable").T  # ties: lower training index first
-        self._order = np.ascontiguousarray(order)
-        self._sorted = np.take_along_axis(Z.T, order, axis=1)
-        return self
-
-    def _project(self, X: Any) -> np.ndarray:
-        W = self.components_.T
-        if sp.issparse(X):
-            return np.asarray(X @ W) - self.mean_ @ W
-        return (X - self.mean_) @ W
-
-    # -- neighbours --------------------------------------------------------------------
-
-    def _block_size(self) -> int:
-        c = self.n_components_
-        width = min(self.n_candidates, self._n_train)
-        distinct = min(self._n_train, c * width)
-        per_query = 8 * (4 * c * width + distinct * (c + 6)) + 2 * self._n_train + 64
-        return max(1, _WORKING_MEMORY // per_query)
-
-    def _search_block(
-        self, Zq: np.ndarray, start: np.ndarray | None, k: int
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(dist, idx, candidate-set sizes) of a block of projected queries, given their
-        window starts (None: every training row is a candidate)."""
-        n = self._n_train
-        q = Zq.shape[0]
-        Qn = _normalize(Zq)
-        if start is None:  # every training row is a candidate: one GEMM
-            cand = np.broadcast_to(np.arange(n), (q, n))
-            sizes = np.full(q, n)
-            sim = Qn @ self._Zn[:n].T
-        else:
-            c = self.n_components_
-            width = min(self.n_candidates, n)
-            # flat positions in the (component, rank) order table: component j's window
-            # is positions j * n + start .. j * n + start + width - 1
-            flat = (start + np.arange(c) * n)[:, :, None] + np.arange(width)
-            cand = np.take(self._order, flat.reshape(q, c * width))
-            if n <= 16 * c * width:  # a (q, n) membership mask costs less than a sort
-                seen = np.zeros((q, n), dtype=bool)
-                seen[np.arange(q)[:, None], cand] = True
-                rows, cols = np.nonzero(seen)  # by row, then by training index
-            else:
-                cand = np.sort(cand, axis=1)
-                new = np.ones(cand.shape, dtype=bool)
-                new[:, 1:] = cand[:, 1:] != cand[:, :-1]
-                rows, pos = np.nonzero(new)
-                cols = cand[rows, pos]
-            sizes = np.bincount(rows, minlength=q)
-            # the distinct candidates of each row, left-aligned, padded with row n (zero)
-            first = np.cumsum(sizes) - sizes
-            cand = np.full((q, int(sizes.max())), n, dtype=np.intp)
-            cand[rows, np.arange(len(rows)) - first[rows]] = cols
-            sim = np.einsum("qmc,qc->qm", self._Zn[cand], Qn)  # one dot product each
-        dist = np.clip(1.0 - sim, 0.0, 2.0)
-        dist[cand == n] = np.inf
-        # the k smallest (distance, index): every entry within the k-th distance, sorted
-        kth = np.partition(dist, k - 1, axis=1)[:, k - 1 : k]
-        rows, pos = np.nonzero(dist <= kth)
-        d, i = dist[rows, pos], cand[rows, pos]
-        order = np.lexsort((i, d, rows))
-        starts = np.searchsorted(rows, np.arange(q))
-        pick = order[starts[:, None] + np.arange(k)]
-        return d[pick], i[pick], sizes
-
-    def _kneighbors(self, X: Any, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Validated ``X`` -> (dist, idx, candidate-set sizes)."""
-        n_q = X.shape[0]
-        if self.exact_search:
-            dist, idx = self._index.query(X, k)
-            return dist, idx, np.full(n_q, self._n_train)
-        dist = np.empty((n_q, k))
-        idx = np.empty((n_q, k), dtype=np.intp)
-        sizes = np.empty(n_q, dtype=np.intp)
-        Zq = self._project(X)  # (n_queries, n_components): small
-        width = min(self.n_candidates, self._n_train)
-        # the windows of all queries at once: one np.searchsorted call per component
-        start = window_starts(self._sorted, Zq, width) if width < self._n_train else None
-        step = self._block_size()
-        for a in range(0, n_q, step):
-            b = min(a + step, n_q)
-            block = None if start is None else start[a:b]
-            dist[a:b], idx[a:b], sizes[a:b] = self._search_block(Zq[a:b], block, k)
-        return dist, idx, sizes
-
-    def _checked(self, X: Any) -> Any:
-        check_is_fitted(self, "label_coef_")
-        return validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
-
-    def kneighbors(
-        self, X: Any, n_neighbors: int | None = None, return_distance: bool = True
-    ) -> Any:
-        """The neighbours the model uses: cosine distances ``1 - cos`` and training rows.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_queries, n_features)
-        n_neighbors : int, default=None
-            At most ``n_candidates`` and the number of training rows; None: ``n_neighbors``.
-        return_distance : bool, default=True
-
-        Returns
-        -------
-        dist : ndarray of shape (n_queries, n_neighbors)
-            Ascending; in the projected space (in the feature space with ``exact_search``).
-        idx : ndarray of shape (n_queries, n_neighbors)
-        """
-        X = self._checked(X)
-        k = self.n_neighbors if n_neighbors is None else n_neighbors
-        limit = self._n_train if self.exact_search else min(self.n_candidates, self._n_train)
-        if isinstance(k, (bool, np.bool_)) or not isinstance(k, Integral) or not 1 <= k <= limit:
-            raise ValueError(f"n_neighbors must be an integer in [1, {limit}], got {k!r}")
-        dist, idx, _ = self._kneighbors(X, int(k))
-        return (dist, idx) if return_distance else idx
+        if self._windowed():
+            index = self._get_index()
+            for name in ("components_", "mean_", "explained_variance_ratio_", "n_components_"):
+                setattr(self, name, getattr(index, name))
 
     def candidate_fraction(self, X: Any) -> float:
         """Mean size of the candidate set of the queries ``X``, as a fraction of the
-        training set (1.0 with ``exact_search``): the share of brute-force work done."""
-        X = self._checked(X)
-        _, _, sizes = self._kneighbors(X, self.n_neighbors)
-        return float(sizes.mean() / self._n_train) if len(sizes) else 0.0
+        training set (1.0 without the "pca-window" backend): the share of brute-force work."""
+        X = self._validate_queries(X)
+        index = self._get_index()
+        if not hasattr(index, "candidate_fraction"):
+            return 1.0
+        return index.candidate_fraction(X)
 
     # -- predict -----------------------------------------------------------------------
 
-    def _scores_and_decisions(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
-        X = self._checked(X)
-        k = self.n_neighbors
-        _, idx, _ = self._kneighbors(X, k)
-        mean_y = membership_counts(idx, self._Y) / k
+    def _score_block(self, neighbors: np.ndarray, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        mean_y = membership_counts(neighbors, self._Y) / self.n_neighbors_
         scores = self.label_intercept_ + mean_y @ self.label_coef_.T
         np.clip(scores, 0.0, 1.0, out=scores)
         return scores, scores >= self.threshold
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Scores of shape (n_samples, n_labels) in [0, 1]; for a 1-D target, class
-        probabilities (n_samples, n_classes) summing to 1 (uniform where every score is 0)."""
-        scores, _ = self._scores_and_decisions(X)
-        if self._multilabel:
-            return scores
-        total = scores.sum(axis=1, keepdims=True)
-        out = np.full_like(scores, 1.0 / scores.shape[1])
-        np.divide(scores, total, out=out, where=total > 0)
-        return out

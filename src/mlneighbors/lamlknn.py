@@ -190,7 +190,7 @@ class LAMLkNN(KNeighborsMultilabelBase):
         )
         positives = np.asarray((onehot.T @ Y.astype(np.int64)), dtype=np.int64)
         self.prior_ = (s + positives) / (2 * s + sizes[:, None])
-        _, C = self._loo_counts(X)
+        _, C = self._loo_counts()
         c1, c0 = count_tables(C, Y, k, groups=member, n_groups=m)
         self.cond_prob_true_ = label_likelihoods(c1, s)
         self.cond_prob_false_ = label_likelihoods(c0, s)

@@ -7,8 +7,7 @@ from typing import Any
 import numpy as np
 
 from ._base import KNeighborsMultilabelBase
-from ._counts import distinct_rows, membership_counts
-from .brknn import vote_scores
+from ._counts import distinct_rows, membership_counts, vote_scores
 
 __all__ = ["LPkNN"]
 
@@ -45,7 +44,9 @@ class LPkNN(KNeighborsMultilabelBase):
     Notes
     -----
     Scores for ranking are the neighbours' vote fractions, as BRkNN's, reported
-    smoothed as ``(C_l + 1) / (k + 2)`` so that they lie strictly inside (0, 1).
+    smoothed as ``(C_l + 1) / (k + 1.5)`` so that they lie strictly inside (0, 1)
+    (:func:`mlneighbors._counts.vote_scores`).  The predicted set is the winning label set,
+    not a threshold of these scores.
 
     References
     ----------

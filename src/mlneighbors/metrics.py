@@ -65,6 +65,8 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
+from ._config import working_memory_bytes
+
 __all__ = [
     "METRICS",
     "Metric",
@@ -91,8 +93,14 @@ __all__ = [
 #: A dense array-like or a scipy sparse matrix / array.
 MatrixLike = Union[ArrayLike, "sp.spmatrix", "sp.sparray"]
 
-# Entries per block in the blocked kernels; ~8 MiB per int64/float64 temporary.
-_BLOCK_ELEMENTS = 1 << 20
+# Bytes of temporaries per entry of a block of the blocked kernels: the ranking metrics hold
+# about 30 int64/float64 arrays of the block's shape (ranks, sorted scores, masks, cumulative
+# counts, ...) at once; 1,048,576 entries a block at the default 256 MiB.
+_ENTRY_BYTES = 256
+
+
+def _block_elements() -> int:
+    return max(1, working_memory_bytes() // _ENTRY_BYTES)
 
 _BoolMatrix = Union[NDArray[np.bool_], "sp.csr_matrix"]
 
@@ -152,7 +160,7 @@ def _check_binary(Y: MatrixLike, name: str) -> _BoolMatrix:
     if not np.issubdtype(A.dtype, np.number) or np.issubdtype(A.dtype, np.complexfloating):
         raise ValueError(f"{name} must be numeric or boolean; got dtype {A.dtype}")
     out = np.empty((n, L), dtype=np.bool_)
-    step = max(1, _BLOCK_ELEMENTS // L)
+    step = max(1, _block_elements() // L)
     for a in range(0, n, step):
         blk = A[a : a + step]
         is_one = blk == 1
@@ -180,7 +188,7 @@ def _check_scores(S: MatrixLike, name: str = "scores") -> NDArray[np.floating]:
     else:
         raise ValueError(f"{name} must be a real-valued matrix; got dtype {A.dtype}")
     A = np.ascontiguousarray(A)
-    step = max(1, _BLOCK_ELEMENTS // L)
+    step = max(1, _block_elements() // L)
     for a in range(0, n, step):
         blk = A[a : a + step]
         finite = np.isfinite(blk)
@@ -245,7 +253,7 @@ class _BipartitionCounts:
         col_true = np.zeros(L, np.int64)
         col_pred = np.zeros(L, np.int64)
         col_inter = np.zeros(L, np.int64)
-        step = max(1, _BLOCK_ELEMENTS // L)
+        step = max(1, _block_elements() // L)
         for a in range(0, n, step):
             t, p = T[a : a + step], P[a : a + step]
             i = t & p
@@ -358,7 +366,7 @@ class _RankingStats:
         inv_rank = 1.0 / np.arange(1, L + 1, dtype=np.float64)
         one_error = coverage = rloss = ap_sum = 0.0
         ap_count = 0
-        step = max(1, _BLOCK_ELEMENTS // L)
+        step = max(1, _block_elements() // L)
         for a in range(0, n, step):
             b = min(n, a + step)
             Y = _dense(Yt[a:b])
@@ -392,7 +400,7 @@ def _label_map_from_checked(Yt: _BoolMatrix, S: NDArray[np.floating]) -> float:
     inv_rank = 1.0 / np.arange(1, n + 1, dtype=np.float64)
     ap_sum = 0.0
     n_valid = 0
-    step = max(1, _BLOCK_ELEMENTS // n)
+    step = max(1, _block_elements() // n)
     for a in range(0, L, step):
         b = min(L, a + step)
         # one row per label, instances along the row

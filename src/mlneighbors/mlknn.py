@@ -107,7 +107,7 @@ class MLkNN(KNeighborsMultilabelBase):
     def _fit_labels(self, Y: np.ndarray, X: Any) -> None:
         s = float(self.smoothing)
         self.prior_ = (s + Y.sum(axis=0, dtype=np.int64)) / (2 * s + Y.shape[0])
-        _, C = self._loo_counts(X)
+        _, C = self._loo_counts()
         c1, c0 = count_tables(C, Y, self.n_neighbors_)
         self.cond_prob_true_ = label_likelihoods(c1, s)
         self.cond_prob_false_ = label_likelihoods(c0, s)

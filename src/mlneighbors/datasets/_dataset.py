@@ -1,4 +1,4 @@
-"""The in-memory form of a multi-label dataset, and the data layer's errors."""
+"""The in-memory form of a multi-label dataset."""
 
 from __future__ import annotations
 
@@ -7,21 +7,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from ..exceptions import ArffFormatError, ChecksumError, DatasetError, DatasetNotFoundError
 
-class DatasetError(ValueError):
-    """A dataset file cannot be read as a multi-label dataset."""
-
-
-class ArffFormatError(DatasetError):
-    """An ARFF file is malformed; the message names the line and what was expected."""
-
-
-class DatasetNotFoundError(FileNotFoundError):
-    """A dataset file is absent and downloading was not allowed."""
-
-
-class ChecksumError(OSError):
-    """A dataset file does not have the sha256 the registry records."""
+__all__ = ["ArffFormatError", "ChecksumError", "Dataset", "DatasetError", "DatasetNotFoundError"]
 
 
 @dataclass

@@ -30,7 +30,8 @@ import os
 from importlib import import_module
 from typing import Any
 
-from ._common import COLUMNS, REPORT_THRESHOLD, Finding, Layout, ProgressFactory, Reproduction
+from ._protocol import ProgressFactory
+from ._report import COLUMNS, REPORT_THRESHOLD, Finding, Layout, Reproduction
 
 __all__ = [
     "COLUMNS",

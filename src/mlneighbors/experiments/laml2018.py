@@ -9,7 +9,8 @@
 - Fig. 1-2: average precision of LAML-kNN against the number of clusters m, with ML-kNN
   as the flat reference line.
 
-One neighbour cache per split serves the four methods and every m: two searches.
+:func:`mlneighbors.model_selection.evaluate_models` runs every split; its neighbour cache
+serves the four methods and every m: two searches per split.
 """
 
 from __future__ import annotations
@@ -19,24 +20,13 @@ from typing import Any
 
 import numpy as np
 
-from ._common import (
-    Finding,
-    Layout,
-    ProgressFactory,
-    Reproduction,
-    Timer,
-    cell,
-    collect_warnings,
-    finish,
-    fit_and_score,
-    load,
-    minmax_scale,
-    new_figure,
-    progress_bar,
-    require_matplotlib,
-    stratified_folds,
-    take,
-)
+from sklearn.base import BaseEstimator, TransformerMixin
+
+from .. import make_model
+from ..metrics import evaluate
+from ..model_selection import FittedSplit, evaluate_models, make_scaler
+from ._protocol import ProgressFactory, Timer, collect_warnings, fold_means, load, progress_bar
+from ._report import Finding, Layout, Reproduction, cell, finish, new_figure, require_matplotlib
 from ._papers import (
     LAML_K,
     LAML_METHODS,
@@ -80,15 +70,36 @@ def _k(name: str) -> int:
     return LAML_K.get(name, DEFAULT_K)
 
 
-def _models(k: int, backend: Any, m: int, seed: int) -> dict[str, Any]:
-    from .. import BRkNN, DMLkNN, LAMLkNN, MLkNN
-
-    return {
-        "LAML-kNN": LAMLkNN(k, n_clusters=m, random_state=seed, backend=backend),
-        "ML-kNN": MLkNN(k, backend=backend),
-        "BRkNN": BRkNN(k, backend=backend),
-        "DML-kNN": DMLkNN(k, backend=backend),
+def _models(k: int, m_values: tuple[int, ...], seed: int) -> dict[str, Any]:
+    """The table's four methods (LAML-kNN with m = TABLE_CLUSTERS) and LAML-kNN at every other m."""
+    models = {
+        "LAML-kNN": make_model("lamlknn", k, n_clusters=TABLE_CLUSTERS, random_state=seed),
+        "ML-kNN": make_model("mlknn", k),
+        "BRkNN": make_model("brknn", k),
+        "DML-kNN": make_model("dmlknn", k),
     }
+    for m in m_values:
+        if m != TABLE_CLUSTERS:
+            models[f"m={m}"] = make_model("lamlknn", k, n_clusters=m, random_state=seed)
+    return models
+
+
+class _BirdsFeatures(TransformerMixin, BaseEstimator):
+    """birds' features for Euclidean distances as MULAN computes them: the numeric attributes
+    min-max scaled with the training ranges, the nominal ``column`` (recording site) one-hot
+    encoded with entries 1/sqrt(2), so that two different sites are at squared distance 1."""
+
+    def __init__(self, column: int) -> None:
+        self.column = column
+
+    def fit(self, X: np.ndarray, y: Any = None) -> _BirdsFeatures:
+        self.sites_ = np.unique(X[:, self.column])
+        self.scaler_ = make_scaler("minmax", sparse=False).fit(np.delete(X, self.column, axis=1))
+        return self
+
+    def transform(self, X: np.ndarray) -> np.ndarray:
+        numeric = np.ascontiguousarray(self.scaler_.transform(np.delete(X, self.column, axis=1)))
+        return np.hstack([numeric, (X[:, [self.column]] == self.sites_[None, :]) / np.sqrt(2.0)])
 
 
 LAYOUTS = [
@@ -254,7 +265,8 @@ def reproduce(
     rows: list[dict[str, Any]] = []
     searches: list[int] = []
     curves: dict[str, dict[str, dict[int, float]]] = {}
-    steps = 2 + sum(_n_parts(n, data_home) for n in t3 + t4)
+    n_models = len(_models(DEFAULT_K, m_values, random_state))
+    steps = 2 + sum(_n_parts(n) * n_models for n in t3 + t4)
     with progress_bar(progress, steps, PAPER) as bar:
         with collect_warnings(warned):
             rows += _table1(data_home, random_state)
@@ -303,103 +315,64 @@ def reproduce(
     return finish(rep, out, figs)
 
 
-def _n_parts(name: str, data_home: Any) -> int:
+def _n_parts(name: str) -> int:
     from ..datasets import get_dataset_spec
 
     return 1 if "train" in get_dataset_spec(name).splits else N_FOLDS
 
 
-def _splits(name: str, data_home: Any, seed: int) -> list[tuple[Any, np.ndarray, Any, np.ndarray, Any]]:
-    """``(X_train, Y_train, X_test, Y_test, data)`` for the standard split, or each CV fold."""
+def _run_dataset(name, k, m_values, data_home, seed, warned, bar):
+    """Every method on the standard split (or each CV fold): table scores, the m curve, and
+    BRkNN under MULAN's conventions (from the same neighbours: no new search)."""
     from ..datasets import get_dataset_spec
 
     if "train" in get_dataset_spec(name).splits:
-        train, test = load(name, "train", data_home), load(name, "test", data_home)
-        return [(train.X, np.asarray(train.Y), test.X, np.asarray(test.Y), train)]
-    data = load(name, "all", data_home)
-    Y = np.asarray(data.Y)
-    return [
-        (take(data.X, tr), Y[tr], take(data.X, te), Y[te], data)
-        for tr, te in stratified_folds(Y, N_FOLDS, seed)
-    ]
-
-
-def _prepare(name: str, data: Any, X_train: Any, X_test: Any) -> tuple[Any, Any]:
-    """Min-max scaling with the training ranges; birds' nominal 'location' one-hot encoded."""
+        data, test = load(name, "train", data_home), load(name, "test", data_home)
+        protocol = {"test": (test.X, np.asarray(test.Y))}
+    else:
+        data = load(name, "all", data_home)
+        protocol = {"cv": N_FOLDS, "random_state": seed}
+    scale: Any = "minmax"
     if name == "birds" and "location" in data.feature_names:
-        j = data.feature_names.index("location")
-        sites = np.unique(np.concatenate([X_train[:, j], X_test[:, j]]))
+        scale = _BirdsFeatures(data.feature_names.index("location"))
+    mulan: list[dict[str, float]] = []
+    searches: dict[int, int] = {}
 
-        def onehot(X: np.ndarray) -> np.ndarray:
-            return (X[:, [j]] == sites[None, :]) / np.sqrt(2.0)
+    def on_fit(run: FittedSplit) -> None:
+        searches[run.split] = run.model.backend.searches
+        if run.name != "BRkNN":
+            return
+        # a label needs more than k/2 votes, and tied scores rank the higher label first
+        neighbors = run.model.kneighbors(run.X_test, return_distance=False)
+        C = run.Y_train[neighbors].sum(axis=1)
+        values = evaluate(run.Y_test, (2 * C > k).astype(run.Y_test.dtype), metrics=["hamming_loss"])
+        values.update(evaluate(run.Y_test[:, ::-1], scores=run.scores[:, ::-1], metrics=list(METRICS[1:])))
+        mulan.append(values)
 
-        num_tr, num_te = minmax_scale(np.delete(X_train, j, axis=1), np.delete(X_test, j, axis=1))
-        return np.hstack([num_tr, onehot(X_train)]), np.hstack([num_te, onehot(X_test)])
-    return minmax_scale(X_train, X_test)
-
-
-def _run_dataset(name, k, m_values, data_home, seed, warned, bar, parts=None):
-    """Every method on the split (or each fold): table scores, the m curve, the MULAN-rule BRkNN."""
-    from .. import BRkNN, LAMLkNN
-    from ..metrics import evaluate
-    from ..neighbors import NeighborCache
-
-    per_part: list[dict[str, dict[str, float]]] = []
-    searches = []
-    for X_train, Y_train, X_test, Y_test, data in parts if parts is not None else _splits(name, data_home, seed):
-        Xtr, Xte = _prepare(name, data, X_train, X_test)
-        cache = NeighborCache(k_max=k + 1)
-        with collect_warnings(warned):
-            scores = {
-                method: fit_and_score(model, Xtr, Y_train, Xte, Y_test, METRICS)
-                for method, model in _models(k, cache, TABLE_CLUSTERS, seed).items()
-            }
-            for m in m_values:
-                if m == TABLE_CLUSTERS:
-                    scores[f"m={m}"] = scores["LAML-kNN"]
-                    continue
-                model = LAMLkNN(k, n_clusters=m, random_state=seed, backend=cache)
-                scores[f"m={m}"] = fit_and_score(model, Xtr, Y_train, Xte, Y_test, METRICS)
-            # BRkNN under MULAN's conventions, from the same neighbours (no new search):
-            # a label needs more than k/2 votes, and tied scores rank the higher label first
-            _, neighbors = cache.build(Xtr).query(Xte, k)
-            C = Y_train[neighbors].sum(axis=1)
-            proba = BRkNN(k, backend=cache).fit(Xtr, Y_train).predict_proba(Xte)
-            mulan = evaluate(Y_test, (2 * C > k).astype(Y_test.dtype), metrics=["hamming_loss"])
-            mulan.update(evaluate(Y_test[:, ::-1], scores=proba[:, ::-1], metrics=list(METRICS[1:])))
-            scores[BR_MULAN] = mulan
-        per_part.append(scores)
-        searches.append(cache.searches)
-        bar.update(1)
-    mean = {
-        method: {metric: float(np.mean([p[method][metric] for p in per_part])) for metric in METRICS}
-        for method in per_part[0]
-    }
-    return mean, searches
+    with collect_warnings(warned):
+        results = evaluate_models(_models(k, m_values, seed), data.X, np.asarray(data.Y), scale=scale,
+                                  metrics=list(METRICS), on_fit=on_fit, progress=bar, **protocol)
+    mean = {method: fold_means(result) for method, result in results.items()}
+    mean[f"m={TABLE_CLUSTERS}"] = mean["LAML-kNN"]
+    mean[BR_MULAN] = {metric: float(np.mean([p[metric] for p in mulan])) for metric in METRICS}
+    return mean, list(searches.values())
 
 
 def _protocol_check(data_home: Any, seed: int, warned: dict[str, int]) -> list[dict[str, Any]]:
     """corel16k001 by 5-fold CV instead of its shipped split: ML-kNN and LAML-kNN (m = 5)."""
-    from .. import LAMLkNN, MLkNN
-    from ..neighbors import NeighborCache
-
     name, k = "corel16k001", _k("corel16k001")
     data = load(name, "all", data_home)
-    Y = np.asarray(data.Y)
-    per_fold = []
-    for tr, te in stratified_folds(Y, CHECK_FOLDS, seed):
-        Xtr, Xte = minmax_scale(take(data.X, tr), take(data.X, te))
-        cache = NeighborCache(k_max=k + 1)
-        with collect_warnings(warned):
-            per_fold.append({
-                "ML-kNN": fit_and_score(MLkNN(k, backend=cache), Xtr, Y[tr], Xte, Y[te], METRICS),
-                "LAML-kNN": fit_and_score(LAMLkNN(k, n_clusters=TABLE_CLUSTERS, random_state=seed,
-                                                  backend=cache), Xtr, Y[tr], Xte, Y[te], METRICS),
-            })
+    models = {
+        "ML-kNN": make_model("mlknn", k),
+        "LAML-kNN": make_model("lamlknn", k, n_clusters=TABLE_CLUSTERS, random_state=seed),
+    }
+    with collect_warnings(warned):
+        results = evaluate_models(models, data.X, np.asarray(data.Y), cv=CHECK_FOLDS, random_state=seed,
+                                  scale="minmax", metrics=list(METRICS))
     rows = []
     for metric in METRICS:
         for method in ("LAML-kNN", "ML-kNN"):
-            ours = float(np.mean([f[method][metric] for f in per_fold]))
+            ours = fold_means(results[method])[metric]
             paper = LAML_TABLE4[metric][name][LAML_METHODS.index(method)]
             rows.append(cell("Protocol check", name, f"{method}, {CHECK_FOLDS}-fold CV", metric,
                              f"k={k}, m={TABLE_CLUSTERS}", ours, paper))
@@ -409,16 +382,13 @@ def _protocol_check(data_home: Any, seed: int, warned: dict[str, int]) -> list[d
 def _table1(data_home: Any, seed: int) -> list[dict[str, Any]]:
     from scipy.optimize import linear_sum_assignment
 
-    from .. import LAMLkNN
-    from ..neighbors import get_index, loo_kneighbors
-
     data = load("scene", "all", data_home)
-    X, _ = minmax_scale(data.X)
+    X = make_scaler("minmax", sparse=False).fit(data.X).transform(data.X)
     Y = np.asarray(data.Y, dtype=np.int64)
-    # LAML-kNN's own clustering of the set (k-means++, seeded)
-    model = LAMLkNN(TABLE1_K, n_clusters=5, random_state=seed).fit(X, Y)
+    # LAML-kNN's own clustering of the set (k-means++, seeded), and its leave-one-out neighbours
+    model = make_model("lamlknn", TABLE1_K, n_clusters=5, random_state=seed).fit(X, Y)
     member = np.asarray(model.clusterer_.labels_)
-    _, neighbors = loo_kneighbors(get_index("exact").build(X), X, TABLE1_K)
+    neighbors = model.kneighbors(return_distance=False)
     C = Y[neighbors].sum(axis=1)  # (n, L) leave-one-out membership counts
     clusters = np.unique(member)
     with_l = np.full((len(clusters), Y.shape[1]), np.nan)

@@ -17,23 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from ._common import (
-    Finding,
-    Layout,
-    ProgressFactory,
-    Reproduction,
-    Timer,
-    cell,
-    collect_warnings,
-    finish,
-    fit_and_score,
-    load,
-    minmax_scale,
-    progress_bar,
-    stratified_folds,
-    take,
-)
+from .. import make_model
+from ..model_selection import FittedSplit, evaluate_models
 from ._papers import NEDUNGADI_TABLE1, NEDUNGADI_TABLE2
+from ._protocol import ProgressFactory, Timer, collect_warnings, fold_means, load, progress_bar
+from ._report import Finding, Layout, Reproduction, cell, finish
 
 __all__ = ["PAPER", "TITLE", "reproduce"]
 
@@ -78,14 +66,15 @@ NOTES = [
     "similarities on the features as they are. The 'Scaling check' table shows ML-kNN with "
     "min-max scaling for comparison (not used in the tables).",
     "ML-kNN: Euclidean, smoothing 1; one NeighborCache per fold serves every k (two searches).",
-    "Regression: HybridKNN(exact_search=True): the exact k nearest training rows by cosine "
+    "Regression: HybridKNN(backend='exact'): the exact k nearest training rows by cosine "
     "similarity in the full feature space, each predicting every label from its other labels "
     "with the per-label least-squares model (ridge 1e-6); the average is thresholded at 0.5.",
     "Combined: HybridKNN(n_candidates=80, n_components=0.95): PCA keeping 95 % of the variance "
     "(at most 50 components), the 80 rows nearest along each component as candidates, the k most "
     "cosine-similar among them. The paper's L = 80; its number of components is not given.",
-    "HybridKNN has no neighbour-backend parameter, so its k sweep refits per k (6 values; the PCA "
-    "and the candidate search are cheap at this size).",
+    "HybridKNN fixes its own metric (cosine), so the shared neighbour search of the ML-kNN sweep "
+    "does not serve it: its k sweep refits per k (6 values; the PCA and the candidate search are "
+    "cheap at this size).",
     "Protocol check (not a table of the paper): the same three models trained on the standard "
     "train part and tested on the test part (emotions 391/202, yeast 1500/917).",
     "Search: 'candidate_fraction' is the mean candidate-set size over the training-set size; "
@@ -127,6 +116,16 @@ FINDINGS: list[Finding] = [
 ]
 
 
+def _models(ks: tuple[int, ...]) -> dict[tuple[str, int], Any]:
+    """The three columns of the tables at every k, the largest k first."""
+    models: dict[tuple[str, int], Any] = {}
+    for k in sorted(ks, reverse=True):
+        models[("ML-kNN", k)] = make_model("mlknn", k)
+        models[("Regression", k)] = make_model("regression", k)
+        models[("Combined", k)] = make_model("hybrid", k, n_candidates=N_CANDIDATES)
+    return models
+
+
 def reproduce(
     *,
     quick: bool = False,
@@ -149,55 +148,52 @@ def reproduce(
     -------
     Reproduction
     """
-    from .. import HybridKNN, MLkNN
-    from ..neighbors import NeighborCache
-
     timer = Timer()
     tables = QUICK_TABLES if quick else tuple(TABLES)
     n_folds = QUICK_FOLDS if quick else N_FOLDS
     warned: dict[str, int] = {}
     rows: list[dict[str, Any]] = []
     searches: list[int] = []
-    total = sum(len(QUICK_K if quick else TABLES[t][1]["k"]) for t in tables) * n_folds
+    total = sum(len(QUICK_K if quick else TABLES[t][1]["k"]) for t in tables) * (n_folds * 4 + len(METHODS))
     with progress_bar(progress, total, PAPER) as bar:
         for table in tables:
             name, paper = TABLES[table]
             ks = QUICK_K if quick else paper["k"]
             data = load(name, "all", data_home)
             Y = np.asarray(data.Y)
-            per_fold = []
-            for train, test in stratified_folds(Y, n_folds, random_state):
-                Xtr, Xte = take(data.X, train), take(data.X, test)
-                Str, Ste = minmax_scale(Xtr, Xte)
-                cache = NeighborCache(k_max=max(ks) + 1)
-                scaled_cache = NeighborCache(k_max=max(ks) + 1)
-                result: dict[tuple[str, int], dict[str, float]] = {}
-                with collect_warnings(warned):
-                    for k in sorted(ks, reverse=True):
-                        hl = ["hamming_loss"]
-                        result[("ML-kNN", k)] = fit_and_score(MLkNN(k, backend=cache), Xtr, Y[train], Xte, Y[test], hl)
-                        result[(SCALED, k)] = fit_and_score(MLkNN(k, backend=scaled_cache), Str, Y[train], Ste, Y[test], hl)
-                        exact = HybridKNN(k, exact_search=True)
-                        result[("Regression", k)] = fit_and_score(exact, Xtr, Y[train], Xte, Y[test], hl)
-                        hybrid = HybridKNN(k, n_candidates=N_CANDIDATES)
-                        result[("Combined", k)] = fit_and_score(hybrid, Xtr, Y[train], Xte, Y[test], hl)
-                        if k == max(ks):
-                            # both neighbour lists are sorted by distance: smaller k are prefixes
-                            ours = hybrid.kneighbors(Xte, return_distance=False)
-                            truth = exact.kneighbors(Xte, return_distance=False)
-                            fraction = hybrid.candidate_fraction(Xte)
-                        found = (ours[:, :k, None] == truth[:, None, :k]).sum(axis=(1, 2)) / k
-                        result[("search", k)] = {
-                            "candidate_fraction": fraction,
-                            "neighbour_recall": float(found.mean()),
-                        }
-                        bar.update(1)
-                per_fold.append(result)
-                searches.append(cache.searches)
-            mean = {
-                key: {m: float(np.mean([f[key][m] for f in per_fold])) for m in per_fold[0][key]}
-                for key in per_fold[0]
-            }
+            models = _models(ks)
+            found: dict[tuple[int, str], np.ndarray] = {}
+            fraction: dict[int, float] = {}
+            fold_searches: dict[int, int] = {}
+
+            def on_fit(run: FittedSplit) -> None:
+                method, k = run.name
+                if method == "ML-kNN":
+                    fold_searches[run.split] = run.model.backend.searches
+                if method in ("Regression", "Combined") and k == max(ks):
+                    # both neighbour lists are sorted by distance: smaller k are prefixes
+                    found[(run.split, method)] = run.model.kneighbors(run.X_test, return_distance=False)
+                    if method == "Combined":
+                        fraction[run.split] = run.model.candidate_fraction(run.X_test)
+
+            with collect_warnings(warned):
+                results = evaluate_models(models, data.X, Y, cv=n_folds, random_state=random_state,
+                                          metrics=["hamming_loss"], on_fit=on_fit, progress=bar)
+                scaled = evaluate_models({(SCALED, k): make_model("mlknn", k) for k in ks}, data.X, Y,
+                                         cv=n_folds, random_state=random_state, scale="minmax",
+                                         metrics=["hamming_loss"], progress=bar)
+            searches += list(fold_searches.values())
+            mean = {key: fold_means(result) for key, result in {**results, **scaled}.items()}
+            for k in ks:
+                recall = [
+                    float(((found[(j, "Combined")][:, :k, None] == found[(j, "Regression")][:, None, :k])
+                           .sum(axis=(1, 2)) / k).mean())
+                    for j in range(n_folds)
+                ]
+                mean[("search", k)] = {
+                    "candidate_fraction": float(np.mean([fraction[j] for j in range(n_folds)])),
+                    "neighbour_recall": float(np.mean(recall)),
+                }
             for method in METHODS:
                 for k in ks:
                     j = paper["k"].index(k)
@@ -205,18 +201,15 @@ def reproduce(
                                      mean[(method, k)]["hamming_loss"], paper[method][j]))
             # protocol check: the standard train/test split that Mulan and KEEL ship
             train_part, test_part = load(name, "train", data_home), load(name, "test", data_home)
-            Ytr, Yte = np.asarray(train_part.Y), np.asarray(test_part.Y)
-            split_cache = NeighborCache(k_max=max(ks) + 1)
-            split_rows = []
             with collect_warnings(warned):
-                for k in sorted(ks, reverse=True):  # the largest k first: one search per set
-                    for method, model in (("ML-kNN", MLkNN(k, backend=split_cache)),
-                                          ("Regression", HybridKNN(k, exact_search=True)),
-                                          ("Combined", HybridKNN(k, n_candidates=N_CANDIDATES))):
-                        value = fit_and_score(model, train_part.X, Ytr, test_part.X, Yte, ["hamming_loss"])
-                        split_rows.append(cell("Protocol check", name, method, "hamming_loss", f"k={k}",
-                                               value["hamming_loss"], paper[method][paper["k"].index(k)]))
-            rows += sorted(split_rows, key=lambda r: (METHODS.index(r["method"]), int(r["setting"][2:])))
+                split = evaluate_models(models, train_part.X, np.asarray(train_part.Y),
+                                        test=(test_part.X, np.asarray(test_part.Y)),
+                                        metrics=["hamming_loss"], progress=bar)
+            for method in METHODS:
+                for k in ks:
+                    rows.append(cell("Protocol check", name, method, "hamming_loss", f"k={k}",
+                                     fold_means(split[(method, k)])["hamming_loss"],
+                                     paper[method][paper["k"].index(k)]))
             for k in ks:
                 j = paper["k"].index(k)
                 rows.append(cell("Scaling check", name, SCALED, "hamming_loss", f"k={k}",

@@ -7,8 +7,9 @@ training fold.  Table 2 compares BRkNN with BRkNN-a and BRkNN-b, Table 3 the bes
 version (the paper's choice per dataset) with LPkNN and ML-kNN; Fig. 1 plots the
 percentage of test instances for which plain BRkNN predicts the empty set, per k.
 
-One neighbour cache per fold serves the 30 values of k and the five methods: two
-searches per fold (the training set's leave-one-out neighbours and the test set's).
+:func:`mlneighbors.model_selection.evaluate_models` runs the folds; its neighbour cache serves
+the 30 values of k and the five methods: two searches per fold (the training set's
+leave-one-out neighbours and the test set's).
 """
 
 from __future__ import annotations
@@ -18,27 +19,12 @@ from typing import Any
 
 import numpy as np
 
+from .. import make_model
 from ..metrics import evaluate
-from ..neighbors import NeighborCache
-from ._common import (
-    Finding,
-    Layout,
-    ProgressFactory,
-    Reproduction,
-    Timer,
-    cell,
-    collect_warnings,
-    finish,
-    load,
-    minmax_scale,
-    new_figure,
-    progress_bar,
-    require_matplotlib,
-    stratified_folds,
-    sweep_k,
-    take,
-)
+from ..model_selection import FittedSplit, evaluate_models
 from ._papers import SPYROMITROS_TABLE2, SPYROMITROS_TABLE3, SPYROMITROS_TABLE3_BEST_BR
+from ._protocol import ProgressFactory, Timer, collect_warnings, load, progress_bar
+from ._report import Finding, Layout, Reproduction, cell, finish, new_figure, require_matplotlib
 
 __all__ = ["PAPER", "TITLE", "reproduce"]
 
@@ -66,16 +52,8 @@ BR_2008 = "BRkNN (2008 rule)"
 BRA_2008 = "BRkNN-a (2008 rule)"
 
 
-def _factories() -> dict[str, Any]:
-    from .. import BRkNN, LPkNN, MLkNN
-
-    return {
-        "BRkNN": lambda k, backend: BRkNN(k, backend=backend),
-        "BRkNN-a": lambda k, backend: BRkNN(k, extension="a", backend=backend),
-        "BRkNN-b": lambda k, backend: BRkNN(k, extension="b", backend=backend),
-        "LPkNN": lambda k, backend: LPkNN(k, backend=backend),
-        "ML-kNN": lambda k, backend: MLkNN(k, backend=backend),
-    }
+#: the methods by their names in the paper, as registered models
+MODELS = {"BRkNN": "brknn", "BRkNN-a": "brknn-a", "BRkNN-b": "brknn-b", "LPkNN": "lpknn", "ML-kNN": "mlknn"}
 
 
 LAYOUTS = [
@@ -197,46 +175,42 @@ def reproduce(
     datasets = QUICK_DATASETS if quick else DATASETS
     ks = QUICK_K_VALUES if quick else K_VALUES
     n_folds = QUICK_FOLDS if quick else N_FOLDS
-    factories = _factories()
+    models = {(method, k): make_model(name, k) for k in sorted(ks, reverse=True) for method, name in MODELS.items()}
     warned: dict[str, int] = {}
     means: dict[str, dict[tuple[str, int], dict[str, float]]] = {}
     empty_pct: dict[str, dict[int, float]] = {}
-    searches: list[int] = []
-    with progress_bar(progress, len(datasets) * n_folds * len(ks) * len(factories), PAPER) as bar:
+    searches: dict[tuple[str, int], int] = {}
+    metrics = list(METRICS + EXTRA_METRICS)
+    with progress_bar(progress, len(datasets) * n_folds * len(models), PAPER) as bar:
         for name in datasets:
             data = load(name, "all", data_home)
             Y = np.asarray(data.Y)
-            folds = stratified_folds(Y, n_folds, random_state)
-            per_fold: list[dict[tuple[str, int], dict[str, float]]] = []
             empty = {(method, k): 0 for method in ("BRkNN", BR_2008) for k in ks}
+            rule_2008: dict[tuple[str, int], list[dict[str, float]]] = {}
 
-            def count_empty(method: str, k: int, pred: np.ndarray) -> None:
-                if method in ("BRkNN", BR_2008):
-                    empty[(method, k)] += int((np.asarray(pred).sum(axis=1) == 0).sum())
+            def on_fit(run: FittedSplit) -> None:
+                method, k = run.name
+                searches[(name, run.split)] = run.model.backend.searches
+                if method != "BRkNN":
+                    return
+                empty[("BRkNN", k)] += int((np.asarray(run.predictions).sum(axis=1) == 0).sum())
+                # BRkNN with MULAN 2008's rule, from the same neighbours (no new search)
+                neighbors = run.model.kneighbors(run.X_test, return_distance=False)
+                C = run.Y_train[neighbors].sum(axis=1)
+                pred = 2 * C > k
+                rule_2008.setdefault((BR_2008, k), []).append(evaluate(run.Y_test, pred, metrics=metrics))
+                empty[(BR_2008, k)] += int((pred.sum(axis=1) == 0).sum())
+                # BRkNN-a's fallback on top: the label of most votes (lowest index on ties)
+                rows = np.flatnonzero(~pred.any(axis=1) & (C.max(axis=1) > 0))
+                pred[rows, np.argmax(C[rows], axis=1)] = True
+                rule_2008.setdefault((BRA_2008, k), []).append(evaluate(run.Y_test, pred, metrics=metrics))
 
-            for train, test in folds:
-                Xtr, Xte = minmax_scale(take(data.X, train), take(data.X, test))
-                cache = NeighborCache(k_max=max(ks) + 1)
-                with collect_warnings(warned):
-                    res, n_search = sweep_k(factories, ks, Xtr, Y[train], Xte, Y[test],
-                                            METRICS + EXTRA_METRICS, on_predict=count_empty,
-                                            progress=bar, cache=cache)
-                    # BRkNN with MULAN 2008's rule, from the same neighbours (no new search)
-                    _, neighbors = cache.build(Xtr).query(Xte, max(ks))
-                    for k in ks:
-                        C = Y[train][neighbors[:, :k]].sum(axis=1)
-                        pred = 2 * C > k
-                        res[(BR_2008, k)] = evaluate(Y[test], pred, metrics=list(METRICS + EXTRA_METRICS))
-                        count_empty(BR_2008, k, pred)
-                        # BRkNN-a's fallback on top: the label of most votes (lowest index on ties)
-                        rows = np.flatnonzero(~pred.any(axis=1) & (C.max(axis=1) > 0))
-                        pred[rows, np.argmax(C[rows], axis=1)] = True
-                        res[(BRA_2008, k)] = evaluate(Y[test], pred, metrics=list(METRICS + EXTRA_METRICS))
-                per_fold.append(res)
-                searches.append(cache.searches)
-            means[name] = {
-                key: _fold_means([f[key] for f in per_fold]) for key in per_fold[0]
-            }
+            with collect_warnings(warned):
+                results = evaluate_models(models, data.X, Y, cv=n_folds, random_state=random_state,
+                                          scale="minmax", metrics=metrics, on_fit=on_fit, progress=bar)
+            means[name] = {key: _fold_means(result.per_fold) for key, result in results.items()}
+            for key, folds in rule_2008.items():
+                means[name][key] = _fold_means({m: np.array([f[m] for f in folds]) for m in metrics})
             empty_pct[name] = {key: 100.0 * v / len(Y) for key, v in empty.items()}
 
     rows = _rows(datasets, ks, means, empty_pct)
@@ -245,7 +219,7 @@ def reproduce(
     if quick:
         notes.insert(0, f"QUICK MODE: {', '.join(datasets)}, {n_folds} folds, {setting}; the numbers "
                         "are not comparable with the paper's.")
-    stats: dict[str, Any] = {"searches_per_fold": max(searches), "folds": len(searches)}
+    stats: dict[str, Any] = {"searches_per_fold": max(searches.values()), "folds": len(searches)}
     if warned:
         stats["warnings"] = "; ".join(f"{k} (x{v})" for k, v in warned.items())
     rep = Reproduction(PAPER, TITLE, rows, LAYOUTS, notes, FINDINGS, quick, timer.seconds, stats=stats)
@@ -253,12 +227,11 @@ def reproduce(
     return finish(rep, out, figs)
 
 
-def _fold_means(folds: list[dict[str, float]]) -> dict[str, float]:
+def _fold_means(per_fold: dict[str, np.ndarray]) -> dict[str, float]:
     """Mean over the folds of every metric, plus MULAN 2008's F-measure of each fold."""
-    out = {m: float(np.mean([f[m] for f in folds])) for m in folds[0]}
+    out = {m: float(np.mean(values)) for m, values in per_fold.items()}
     of_means = []
-    for f in folds:
-        p, r = f["example_precision"], f["example_recall"]
+    for p, r in zip(per_fold["example_precision"], per_fold["example_recall"]):
         of_means.append(2 * p * r / (p + r) if p + r > 0 else 0.0)
     out["example_f1_of_means"] = float(np.mean(of_means))
     return out

@@ -20,22 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from ._common import (
-    Finding,
-    Layout,
-    ProgressFactory,
-    Reproduction,
-    Timer,
-    cell,
-    collect_warnings,
-    finish,
-    fit_and_score,
-    load,
-    progress_bar,
-    stratified_folds,
-    take,
-)
+from .. import make_model
+from ..model_selection import FittedSplit, evaluate_models
 from ._papers import WANG_DATASETS, WANG_TABLE1
+from ._protocol import ProgressFactory, Timer, collect_warnings, fold_means, load, progress_bar, stratified_folds
+from ._report import Finding, Layout, Reproduction, cell, finish
 
 __all__ = ["PAPER", "TITLE", "reproduce"]
 
@@ -143,48 +132,41 @@ def reproduce(
     -------
     Reproduction
     """
-    from .. import BKNN, BLDA, BRkNN, MLkNN
-    from ..neighbors import NeighborCache
+    from sklearn.pipeline import Pipeline
+
+    from .. import BLDA
 
     timer = Timer()
     papers_sets = QUICK_DATASETS if quick else tuple(WANG_DATASETS)
     n_folds = QUICK_FOLDS if quick else N_FOLDS
+    models = {
+        MAIN: make_model("blda-bknn", B),
+        EXTRA[0]: make_model("bknn", B),
+        EXTRA[1]: Pipeline([("blda", BLDA()), ("mlknn", make_model("mlknn", K_OTHERS))]),
+        EXTRA[2]: Pipeline([("blda", BLDA()), ("brknn", make_model("brknn", K_OTHERS))]),
+    }
     warned: dict[str, int] = {}
     scores: dict[str, dict[str, dict[str, float]]] = {}
     dims: dict[str, int] = {}
-    with progress_bar(progress, len(papers_sets) * n_folds, PAPER) as bar:
+    with progress_bar(progress, len(papers_sets) * n_folds * (len(models) + 1), PAPER) as bar:
         for column in papers_sets:
             name = WANG_DATASETS[column]
             data = load(name, "all", data_home)
             Y = np.asarray(data.Y)
-            per_fold: list[dict[str, dict[str, float]]] = []
-            for train, test in stratified_folds(Y, n_folds, random_state):
-                Xtr, Xte = take(data.X, train), take(data.X, test)
-                with collect_warnings(warned):
-                    blda = BLDA().fit(Xtr, Y[train])
-                    Ztr, Zte = blda.transform(Xtr), blda.transform(Xte)
-                    dims[name] = blda.n_components_
-                    cache = NeighborCache(k_max=K_OTHERS)
-                    models = {
-                        MAIN: (BKNN(B), Ztr, Zte),
-                        EXTRA[0]: (BKNN(B), Xtr, Xte),
-                        EXTRA[1]: (MLkNN(K_OTHERS, backend=cache), Ztr, Zte),
-                        EXTRA[2]: (BRkNN(K_OTHERS, backend=cache), Ztr, Zte),
-                    }
-                    result = {
-                        method: fit_and_score(model, A, Y[train], B_, Y[test], METRICS)
-                        for method, (model, A, B_) in models.items()
-                    }
-                    # protocol check: the semi-supervised reading of "5-fold" (few labelled points)
-                    blda_small = BLDA().fit(Xte, Y[test])
-                    result[INVERTED] = fit_and_score(BKNN(B), blda_small.transform(Xte), Y[test],
-                                                     blda_small.transform(Xtr), Y[train], METRICS)
-                    per_fold.append(result)
-                bar.update(1)
-            scores[name] = {
-                method: {m: float(np.mean([f[method][m] for f in per_fold])) for m in METRICS}
-                for method in per_fold[0]
-            }
+            folds = stratified_folds(Y, n_folds, random_state)
+
+            def on_fit(run: FittedSplit) -> None:
+                if run.name == MAIN:
+                    dims[name] = run.model.named_steps["blda"].n_components_
+
+            with collect_warnings(warned):
+                results = evaluate_models(models, data.X, Y, cv=folds, metrics=list(METRICS), on_fit=on_fit,
+                                          progress=bar)
+                # protocol check: the semi-supervised reading of "5-fold" (few labelled points)
+                results.update(evaluate_models({INVERTED: make_model("blda-bknn", B)}, data.X, Y,
+                                               cv=[(test, train) for train, test in folds],
+                                               metrics=list(METRICS), progress=bar))
+            scores[name] = {method: fold_means(result) for method, result in results.items()}
 
     rows = []
     for method in (MAIN,) + EXTRA:

@@ -9,10 +9,17 @@ Knows nothing about labels.  Every model asks this package for neighbours throug
   by the lower row number, ``k > n`` raises, never ``-1`` padding;
 - :func:`loo_kneighbors` gives the leave-one-out neighbours of the indexed rows (own row
   excluded by index, duplicates kept), in the same order;
-- :class:`ShardedIndex` / :func:`merge_kneighbors` split the rows and merge per-shard top-k.
+- :class:`ShardedIndex` / :func:`merge_kneighbors` split the rows and merge per-shard top-k;
+- :class:`LabelRestrictedIndex` finds the nearest rows among the members of every label
+  (class-balanced kNN), over any index;
+- :class:`PCAWindowIndex` is the hybrid kNN's candidate search along principal components.
+
+Every model of the package gets its neighbours here and nowhere else: the estimators'
+``kneighbors`` and their predictions go through the index that ``backend=`` names, so a
+backend registered here reaches every model.
 
 Registered backends (:func:`get_index`): ``"exact"`` (default, :class:`ExactIndex`),
-``"faiss-ivf"``, ``"faiss-hnsw"``, ``"hnswlib"``, ``"pynndescent"``; the libraries behind
+``"faiss-ivf"``, ``"faiss-hnsw"``, ``"hnswlib"``, ``"pynndescent"``, ``"pca-window"``; the libraries behind
 the approximate ones are optional and imported only when an index is built.
 
 One search for the largest k
@@ -33,9 +40,11 @@ from ._approximate import FaissHNSWIndex, FaissIVFIndex, HnswlibIndex, PyNNDesce
 from ._base import METRICS, BaseIndex, NeighborIndex
 from ._cache import NeighborCache
 from ._exact import ExactIndex
-from ._loo import loo_kneighbors
+from ._labels import LabelRestrictedIndex
+from ._loo import drop_self, loo_kneighbors
 from ._registry import BACKENDS, get_index, resolve_backend
 from ._sharded import ShardedIndex, merge_kneighbors
+from ._window import PCAWindowIndex, window_starts
 
 __all__ = [
     "BACKENDS",
@@ -45,12 +54,16 @@ __all__ = [
     "FaissHNSWIndex",
     "FaissIVFIndex",
     "HnswlibIndex",
+    "LabelRestrictedIndex",
     "NeighborCache",
     "NeighborIndex",
+    "PCAWindowIndex",
     "PyNNDescentIndex",
     "ShardedIndex",
+    "drop_self",
     "get_index",
     "loo_kneighbors",
     "merge_kneighbors",
     "resolve_backend",
+    "window_starts",
 ]

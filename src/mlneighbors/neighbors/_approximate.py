@@ -28,13 +28,12 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
+from .._config import working_memory_bytes
 from ._base import BaseIndex, check_positive_int, import_optional, resolve_n_jobs
-from ._reference import Matrix, Reference
+from ._distance import Matrix, Reference
 
 __all__ = ["FaissHNSWIndex", "FaissIVFIndex", "HnswlibIndex", "PyNNDescentIndex"]
 
-# memory for re-ranking the candidates and for the rare brute-force repairs (bytes)
-_RERANK_BUDGET = 256 * 2**20
 
 
 def _seed(random_state: Any) -> int:
@@ -72,12 +71,12 @@ class ApproximateIndex(BaseIndex):
         srt = np.sort(cand, axis=1)
         bad = (srt[:, 0] < 0) | (srt[:, -1] >= ref.n_samples) | np.any(srt[:, 1:] == srt[:, :-1], axis=1)
         cand[bad] = 0
-        dist = ref.grid_distances(Qp, cand, _RERANK_BUDGET)
+        dist = ref.grid_distances(Qp, cand, working_memory_bytes())
         order = np.lexsort((cand, dist), axis=1)
         dist = np.take_along_axis(dist, order, axis=1)
         idx = np.take_along_axis(cand, order, axis=1)
         if bad.any():
-            dist[bad], idx[bad] = ref.brute_force(Qp[np.flatnonzero(bad)], k, _RERANK_BUDGET)
+            dist[bad], idx[bad] = ref.brute_force(Qp[np.flatnonzero(bad)], k, working_memory_bytes())
         return dist, idx
 
     def _build_library(self, lib: ModuleType, X: Matrix) -> None:  # pragma: no cover - abstract

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import importlib
 import numbers
 from types import ModuleType
@@ -9,7 +10,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_array
 
@@ -120,6 +121,11 @@ class BaseIndex(BaseEstimator):
         idx : ndarray of shape (n_queries, k), intp
             Row numbers in the indexed ``X``; at equal distance the lower row number first.
         """
+        Q, k = self._checked_query(Q, k)
+        return self._query(Q, k)
+
+    def _checked_query(self, Q: Any, k: int = 1) -> tuple[np.ndarray | sp.csr_matrix, int]:
+        """Validated queries and neighbour count (the checks of :meth:`query`)."""
         if not hasattr(self, "n_samples_fit_"):
             raise NotFittedError(f"This {type(self).__name__} is not built yet; call build(X) before query(Q, k).")
         k = check_k(k, self.n_samples_fit_)
@@ -128,7 +134,7 @@ class BaseIndex(BaseEstimator):
             raise ValueError(
                 f"Q has {Q.shape[1]} features, but the index was built on X with {self.n_features_in_} features"
             )
-        return self._query(Q, k)
+        return Q, k
 
     def _check_params(self) -> None:
         """Validate the constructor parameters (other than ``metric``)."""
@@ -138,6 +144,15 @@ class BaseIndex(BaseEstimator):
 
     def _query(self, Q: np.ndarray | sp.csr_matrix, k: int) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
         raise NotImplementedError
+
+
+def unbuilt_copy(index: Any) -> Any:
+    """A fresh, unbuilt copy of an index: ``sklearn.base.clone`` for estimator-style indexes,
+    a deep copy for any other object with ``build``/``query``."""
+    try:
+        return clone(index)
+    except TypeError:
+        return copy.deepcopy(index)
 
 
 def check_positive_int(value: Any, name: str, *, allow_none: bool = False, minimum: int = 1) -> None:

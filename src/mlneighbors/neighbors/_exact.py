@@ -18,7 +18,7 @@ How a block of queries is answered
    matters for data like birds, norms 18 to 92,000) and its proxy by ``D^2 - ||q||^2`` plus
    that bound: those rows are the candidates (rows the first pass missed are taken from the
    block again).  Cosine (norms <= 1) and manhattan use the global bound directly.
-3. **Exact distances.**  The float64 reference distances (``_reference``) of the candidates
+3. **Exact distances.**  The float64 reference distances (``_distance``) of the candidates
    only; sorted by (distance, index); the first k are returned.
 
 What is guaranteed
@@ -50,8 +50,9 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
+from .._config import CACHE_BYTES, working_memory_bytes
 from ._base import BaseIndex, check_positive_int, resolve_n_jobs
-from ._reference import Matrix, Reference, row_norms_sq
+from ._distance import Matrix, Reference, row_norms_sq
 from ._select import first_k, kth_upper_bound, round_up, row_starts, survivor_chunks, survivors
 
 __all__ = ["ExactIndex"]
@@ -60,7 +61,7 @@ _U = {np.dtype(np.float32): 2.0**-24, np.dtype(np.float64): 2.0**-53}
 _EXACT_INT = {np.dtype(np.float32): 2.0**24, np.dtype(np.float64): 2.0**53}
 # a block holds at most this many proxy values (32 MiB in float32): the GEMM output then
 # stays in the last-level cache for the passes of the selection
-_MAX_BLOCK_ELEMENTS = 1 << 23
+_MAX_BLOCK_ELEMENTS = CACHE_BYTES["proxy_block"] // 4
 # cost model for sparse data (nanoseconds, measured on a 2-core AMD EPYC, AVX2):
 # float32 GEMM per multiply-add and core; scipy's sparse product (one thread: it holds the GIL)
 # per multiply-add and per output entry
@@ -124,11 +125,13 @@ class ExactIndex(BaseIndex):
     precision : {"float32", "float64"}, default="float32"
         Precision of the candidate search (the GEMM).  Returned distances are float64 and the
         result is exact either way (see Notes); float32 is about twice as fast.
-    working_memory : float, default=256
+    working_memory : float, default=None
         Memory budget in MiB for the temporaries of a query (all threads together): blocks of
         queries are sized so that the proxy block, the selection and the re-ranking fit.  The
         budget is respected down to a single query row per block.  It also decides whether
         sparse indexed data may be densified once (only if the dense float32 copy fits).
+        None: the package's setting (:func:`mlneighbors.set_config`, 256 MiB by default),
+        read when the index is built.
     sparse_strategy : {"auto", "densify", "sparse"}, default="auto"
         For sparse CSR indexed data: ``"densify"`` keeps a dense float32 copy and uses the
         GEMM; ``"sparse"`` uses scipy's sparse product (never densifies the indexed data);
@@ -152,7 +155,7 @@ class ExactIndex(BaseIndex):
     Notes
     -----
     **Precision.**  Candidates are searched with a float32 GEMM (``precision``); every
-    returned distance is computed in float64 from the float64 data (``_reference``: dense
+    returned distance is computed in float64 from the float64 data (``_distance``: dense
     ``sqrt(sum((x - q) ** 2))``, sparse the same sum over stored entries in column order).
     The candidate search ranks by a cheap proxy (``||x||^2 - 2 q.x``) and keeps every row
     within twice a rigorous rounding-error bound of the k-th smallest proxy; only those are
@@ -189,7 +192,7 @@ class ExactIndex(BaseIndex):
         *,
         metric: str = "euclidean",
         precision: str = "float32",
-        working_memory: float = 256,
+        working_memory: float | None = None,
         sparse_strategy: str = "auto",
         n_jobs: int | None = None,
     ) -> None:
@@ -206,8 +209,8 @@ class ExactIndex(BaseIndex):
         if self.sparse_strategy not in ("auto", "densify", "sparse"):
             raise ValueError(f"sparse_strategy must be 'auto', 'densify' or 'sparse', got {self.sparse_strategy!r}")
         wm = self.working_memory
-        if isinstance(wm, bool) or not isinstance(wm, (int, float)) or not wm > 0:
-            raise ValueError(f"working_memory must be a positive number of MiB, got {wm!r}")
+        if wm is not None and (isinstance(wm, bool) or not isinstance(wm, (int, float)) or not wm > 0):
+            raise ValueError(f"working_memory must be a positive number of MiB or None, got {wm!r}")
         if self.n_jobs is not None:
             check_positive_int(self.n_jobs, "n_jobs", minimum=-(10**6))
             if self.n_jobs == 0:
@@ -216,7 +219,7 @@ class ExactIndex(BaseIndex):
     # ------------------------------------------------------------------ build
     def _build(self, X: Matrix) -> None:
         n, d = X.shape
-        self._budget = int(self.working_memory * 2**20)
+        self._budget = working_memory_bytes(working_memory=self.working_memory)
         self._n_threads = resolve_n_jobs(self.n_jobs)
         self._ref = Reference(X, self.metric)
         dtype = np.dtype(self.precision)

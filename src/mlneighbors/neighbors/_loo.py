@@ -1,4 +1,16 @@
-"""Leave-one-out neighbours: the one place where a point's own row is excluded."""
+"""Leave-one-out neighbours: the one place where a point's own row is excluded.
+
+Two entry points, one rule ("the query's own row is left out by its index; its duplicates
+are other rows and stay"):
+
+- :func:`loo_kneighbors`: the k nearest other rows of every indexed row, from any index;
+- :func:`drop_self`: the same rule applied to any result that carries row numbers, used by
+  the label-restricted searches (``_labels``), where a row is not always among the rows
+  searched (a row is queried against the members of labels it does not carry too).
+
+The exact engine's masked label search applies the rule before selecting (the row's own
+column is set to infinity), which brute force allows and which gives the same neighbours.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +20,7 @@ import numpy as np
 
 from ._base import check_k
 
-__all__ = ["loo_kneighbors"]
+__all__ = ["drop_self", "loo_kneighbors"]
 
 
 def loo_kneighbors(index: Any, X: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -60,10 +72,44 @@ def loo_kneighbors(index: Any, X: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
     idx = np.asarray(idx, dtype=np.intp)
     if idx.shape != (n, k + 1) or dist.shape != (n, k + 1):
         raise ValueError(f"the index returned arrays of shape {idx.shape} and {dist.shape}, expected {(n, k + 1)}")
-    drop = idx == np.arange(n)[:, None]
-    n_self = drop.sum(axis=1)
-    if np.any(n_self > 1):
+    if np.any((idx == np.arange(n)[:, None]).sum(axis=1) > 1):
         raise ValueError("the index returned a row more than once among its own neighbours")
-    drop[n_self == 0, k] = True
-    keep = ~drop
-    return dist[keep].reshape(n, k), idx[keep].reshape(n, k)
+    return drop_self(dist, idx, np.arange(n), k)
+
+
+def drop_self(
+    dist: np.ndarray, idx: np.ndarray, self_rows: np.ndarray, k: int, *, rows: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The first ``k`` entries of every row of a result other than the query's own row.
+
+    Parameters
+    ----------
+    dist, idx : ndarray of shape (n_queries, m)
+        A search result in its order; ``idx`` holds row numbers of the searched rows.
+    self_rows : ndarray of shape (n_queries,)
+        The row number of every query among all rows (its own row, to leave out).
+    k : int
+        Entries to keep per query.
+    rows : ndarray, default=None
+        The row numbers of the searched rows (``idx`` indexes into it) when they are a subset
+        of all rows; None means ``idx`` are already row numbers of all rows.
+
+    Returns
+    -------
+    dist : ndarray of shape (n_queries, k), float64
+        ``inf`` where fewer than ``k`` entries remain.
+    idx : ndarray of shape (n_queries, k), intp
+        Row numbers as given in ``idx``; ``-1`` where fewer than ``k`` entries remain.
+    """
+    dist = np.asarray(dist, dtype=np.float64)
+    idx = np.asarray(idx, dtype=np.intp)
+    global_idx = idx if rows is None else np.asarray(rows)[idx]
+    keep = global_idx != np.asarray(self_rows)[:, None]
+    keep &= np.cumsum(keep, axis=1) <= k
+    n_kept = keep.sum(axis=1)
+    out_dist = np.full((len(dist), k), np.inf)
+    out_idx = np.full((len(dist), k), -1, dtype=np.intp)
+    slots = np.arange(k) < n_kept[:, None]  # the kept entries, left-aligned, in their order
+    out_dist[slots] = dist[keep]
+    out_idx[slots] = idx[keep]
+    return out_dist, out_idx

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import copy
 import inspect
 from collections.abc import Mapping
 from typing import Any
 
-from sklearn.base import clone
-
 from ._approximate import FaissHNSWIndex, FaissIVFIndex, HnswlibIndex, PyNNDescentIndex
-from ._base import METRICS, BaseIndex, check_metric
+from ._base import METRICS, BaseIndex, check_metric, unbuilt_copy
 from ._exact import ExactIndex
+from ._window import PCAWindowIndex
 
 __all__ = ["BACKENDS", "get_index", "resolve_backend"]
 
@@ -22,17 +20,21 @@ BACKENDS: dict[str, type[BaseIndex]] = {
     "faiss-hnsw": FaissHNSWIndex,
     "hnswlib": HnswlibIndex,
     "pynndescent": PyNNDescentIndex,
+    "pca-window": PCAWindowIndex,
 }
 
 
-def get_index(name: str = "exact", *, metric: str = "euclidean", **params: Any) -> BaseIndex:
+def get_index(name: str = "exact", *, metric: str | None = None, **params: Any) -> BaseIndex:
     """An unbuilt index of a registered backend.
 
     Parameters
     ----------
-    name : {"exact", "faiss-ivf", "faiss-hnsw", "hnswlib", "pynndescent"}, default="exact"
-    metric : str, default="euclidean"
-        Checked against the metrics the backend supports.
+    name : str, default="exact"
+        A key of :data:`BACKENDS`: "exact", "faiss-ivf", "faiss-hnsw", "hnswlib",
+        "pynndescent", "pca-window" (the hybrid kNN's candidate search; cosine only).
+    metric : str, default=None
+        Checked against the metrics the backend supports; None: the backend's first
+        (``"euclidean"``, or ``"cosine"`` for "pca-window").
     **params
         The backend's own parameters (e.g. ``nprobe`` for "faiss-ivf", ``ef`` for "hnswlib").
 
@@ -56,6 +58,7 @@ def get_index(name: str = "exact", *, metric: str = "euclidean", **params: Any) 
     if not isinstance(name, str) or name not in BACKENDS:
         raise ValueError(f"Unknown backend {name!r}; valid backends are {sorted(BACKENDS)}")
     cls = BACKENDS[name]
+    metric = cls.supported_metrics[0] if metric is None else metric
     check_metric(metric, cls.supported_metrics, name)
     valid = [p for p in inspect.signature(cls.__init__).parameters if p not in ("self", "metric")]
     unknown = sorted(set(params) - set(valid))
@@ -100,10 +103,7 @@ def resolve_backend(
             raise ValueError(f"Unknown metric {metric!r}; valid metrics are {list(METRICS)}")
         if own_metric is not None:
             raise ValueError(f"the backend object has metric={own_metric!r} but metric={metric!r} was requested")
-    try:
-        index = clone(backend)
-    except TypeError:
-        index = copy.deepcopy(backend)
+    index = unbuilt_copy(backend)
     if params:
         if not callable(getattr(index, "set_params", None)):
             raise ValueError(

@@ -4,20 +4,19 @@ This is the shape of the distributed path (faiss ``contrib/exhaustive_search.py`
 shard answers with its own k best, row numbers offset by the shard's first row, and a merge
 keeps the k best of the union by (distance, row number).  For exact shards the merge equals
 the unsharded exact result, ties included, because a reported distance depends only on the
-two rows (see ``_reference``).
+two rows (see ``_distance``).
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
-from ._base import check_data, check_k, check_positive_int
+from ._base import check_data, check_k, check_positive_int, unbuilt_copy
 
 __all__ = ["ShardedIndex", "merge_kneighbors"]
 
@@ -43,13 +42,6 @@ def merge_kneighbors(dists: Sequence[np.ndarray], idxs: Sequence[np.ndarray], k:
         raise ValueError(f"k={k} is larger than the number of merged candidates ({D.shape[1]})")
     order = np.lexsort((Ix, D), axis=1)[:, :k]
     return np.take_along_axis(D, order, axis=1), np.take_along_axis(Ix, order, axis=1)
-
-
-def _unbuilt_copy(index: Any) -> Any:
-    try:
-        return clone(index)
-    except TypeError:  # not an estimator: a plain object with build/query
-        return copy.deepcopy(index)
 
 
 class ShardedIndex(BaseEstimator):
@@ -100,7 +92,7 @@ class ShardedIndex(BaseEstimator):
         n = X.shape[0]
         bounds = np.linspace(0, n, min(self.n_shards, n) + 1).round().astype(np.intp)
         bounds = np.unique(bounds)
-        self.shards_ = [_unbuilt_copy(self.index).build(X[a:b]) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+        self.shards_ = [unbuilt_copy(self.index).build(X[a:b]) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
         self.offsets_ = bounds
         self.n_samples_fit_ = n
         self.n_features_in_ = X.shape[1]

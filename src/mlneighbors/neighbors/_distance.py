@@ -20,9 +20,12 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from .._config import CACHE_BYTES
+
 Matrix = np.ndarray | sp.csr_matrix
 
-_PAIR_CHUNK_BYTES = 2 * 2**20
+# small chunks of pairs: their temporaries stay in cache and are recycled by the allocator
+_PAIR_CHUNK_BYTES = CACHE_BYTES["pair_chunk"]
 
 
 def row_norms_sq(X: Matrix) -> np.ndarray:

@@ -1,8 +1,8 @@
-"""What every reproduction shares: folds, scaling, k sweeps, the tidy table, files written whole.
+"""Reporting of the reproductions: the tidy table, its layouts, markdown and files written whole.
 
-Nothing here knows a paper. A reproduction module describes its tables (:class:`Layout`),
-computes its cells (:func:`cell`), names its protocol decisions and its findings
-(:class:`Finding`), and hands them to :func:`finish`, which writes ``table.csv``,
+Nothing here knows a paper or runs a model. A reproduction module describes its tables
+(:class:`Layout`), computes its cells (:func:`cell`), names its protocol decisions and its
+findings (:class:`Finding`), and hands them to :func:`finish`, which writes ``table.csv``,
 ``table.md`` and ``report.md`` (and the figures it was given) into ``<out>/<paper>/``.
 """
 
@@ -13,34 +13,26 @@ import io
 import math
 import os
 import tempfile
-import time
-import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
-
-import numpy as np
-import scipy.sparse as sp
+from typing import Any
 
 __all__ = [
     "COLUMNS",
     "REPORT_THRESHOLD",
     "Finding",
     "Layout",
-    "ProgressBar",
-    "ProgressFactory",
     "Reproduction",
     "cell",
     "finish",
     "markdown_table",
-    "minmax_scale",
     "new_figure",
     "pivot",
     "require_matplotlib",
-    "stratified_folds",
-    "sweep_k",
+    "rows_to_csv",
+    "write_text",
 ]
 
 #: The columns of every ``table.csv``, in order.
@@ -48,40 +40,6 @@ COLUMNS = ("table", "dataset", "method", "metric", "setting", "ours", "paper", "
 
 #: A cell further than this from the paper's number is named in ``report.md``.
 REPORT_THRESHOLD = 0.02
-
-
-# --------------------------------------------------------------------------------------
-# progress
-# --------------------------------------------------------------------------------------
-
-
-class ProgressBar(Protocol):
-    """What a reproduction calls on a progress bar (tqdm's ``update`` and ``close``)."""
-
-    def update(self, n: int = 1) -> Any: ...
-
-    def close(self) -> Any: ...
-
-
-#: ``factory(total, description)`` -> a progress bar; the command line passes tqdm's.
-ProgressFactory = Callable[[int, str], ProgressBar]
-
-
-class _NoProgress:
-    def update(self, n: int = 1) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-@contextmanager
-def progress_bar(factory: ProgressFactory | None, total: int, desc: str) -> Iterator[ProgressBar]:
-    bar = factory(total, desc) if factory is not None else _NoProgress()
-    try:
-        yield bar
-    finally:
-        bar.close()
 
 
 # --------------------------------------------------------------------------------------
@@ -288,130 +246,6 @@ def markdown_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | N
 
 
 # --------------------------------------------------------------------------------------
-# data, folds, scaling
-# --------------------------------------------------------------------------------------
-
-
-def load(name: str, split: str = "all", data_home: Any = None) -> Any:
-    from ..datasets import load_dataset
-
-    return load_dataset(name, split, data_home)
-
-
-def stratified_folds(Y: Any, n_splits: int, random_state: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Seeded, shuffled multi-label stratified K-fold splits (iterative stratification)."""
-    from ..model_selection import MultilabelStratifiedKFold
-
-    cv = MultilabelStratifiedKFold(n_splits=n_splits, shuffle=True, random_state=random_state)
-    return list(cv.split(None, Y))
-
-
-def minmax_scale(X_train: Any, X_test: Any | None = None) -> tuple[Any, Any]:
-    """Min-max scaling with the training ranges (MULAN's ``Normalize``), applied to both parts.
-
-    Dense: :class:`sklearn.preprocessing.MinMaxScaler` (a constant column maps to 0).
-    Sparse: :class:`~sklearn.preprocessing.MaxAbsScaler`, which is the same map for the
-    non-negative sparse sets here (every column has an implicit zero, so its minimum is 0)
-    and keeps the matrix sparse.  Test values outside the training range are not clipped.
-    """
-    from sklearn.preprocessing import MaxAbsScaler, MinMaxScaler
-
-    scaler = MaxAbsScaler() if sp.issparse(X_train) else MinMaxScaler()
-    scaler.fit(X_train)
-    Xtr = scaler.transform(X_train)
-    Xte = scaler.transform(X_test) if X_test is not None else None
-    if sp.issparse(Xtr):
-        return sp.csr_matrix(Xtr), (sp.csr_matrix(Xte) if Xte is not None else None)
-    return np.ascontiguousarray(Xtr), (np.ascontiguousarray(Xte) if Xte is not None else None)
-
-
-def take(X: Any, rows: np.ndarray) -> Any:
-    return X[rows] if sp.issparse(X) else np.ascontiguousarray(X[rows])
-
-
-@contextmanager
-def collect_warnings(bucket: dict[str, int]) -> Iterator[None]:
-    """Record warnings (category and the start of the message) instead of printing them."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        yield
-    for w in caught:
-        key = f"{w.category.__name__}: {str(w.message).split(';')[0][:90]}"
-        bucket[key] = bucket.get(key, 0) + 1
-
-
-# --------------------------------------------------------------------------------------
-# k sweeps on one fold: one neighbour search per (training set, query set)
-# --------------------------------------------------------------------------------------
-
-#: ``factory(k, backend)`` -> an unfitted estimator using ``backend`` for its neighbours.
-ModelFactory = Callable[[int, Any], Any]
-
-
-def sweep_k(
-    factories: Mapping[str, ModelFactory],
-    ks: Sequence[int],
-    X_train: Any,
-    Y_train: np.ndarray,
-    X_test: Any,
-    Y_test: np.ndarray,
-    metrics: Sequence[str],
-    *,
-    on_predict: Callable[[str, int, np.ndarray], None] | None = None,
-    progress: ProgressBar | None = None,
-    cache: Any = None,
-) -> tuple[dict[tuple[str, int], dict[str, float]], int]:
-    """Fit and score every model at every ``k`` on one fold, sharing one neighbour cache.
-
-    One :class:`~mlneighbors.neighbors.NeighborCache` with ``k_max = max(ks) + 1``
-    is the ``backend`` of every model: the leave-one-out neighbours of the training set
-    (``k + 1`` asked, own row dropped) and the neighbours of the test set are each searched
-    once, at the largest ``k``, and every other (model, k) reads a prefix.  Pass ``cache``
-    to keep it (e.g. to read the neighbours afterwards with ``cache.build(X_train).query``,
-    which costs no further search).
-
-    Returns
-    -------
-    results : dict
-        ``(method, k) -> {metric: value}``.
-    searches : int
-        How many searches reached the index (2 when both the training and the test set
-        were queried).
-    """
-    from ..metrics import METRICS, evaluate
-    from ..neighbors import NeighborCache
-
-    need_scores = any(METRICS[m].kind == "ranking" for m in metrics)
-    if cache is None:
-        cache = NeighborCache(k_max=max(ks) + 1)
-    results: dict[tuple[str, int], dict[str, float]] = {}
-    for k in sorted(ks, reverse=True):
-        for name, make in factories.items():
-            model = make(k, cache).fit(X_train, Y_train)
-            pred = model.predict(X_test)
-            scores = model.predict_proba(X_test) if need_scores else None
-            results[(name, k)] = evaluate(Y_test, pred, scores, metrics=list(metrics))
-            if on_predict is not None:
-                on_predict(name, k, pred)
-            if progress is not None:
-                progress.update(1)
-    return results, cache.searches
-
-
-def fit_and_score(model: Any, X_train: Any, Y_train: np.ndarray, X_test: Any, Y_test: np.ndarray,
-                  metrics: Sequence[str]) -> dict[str, float]:
-    """Fit one model and evaluate it on the test part."""
-    from ..metrics import METRICS, evaluate
-
-    model.fit(X_train, Y_train)
-    need_pred = any(METRICS[m].kind == "bipartition" for m in metrics)
-    need_scores = any(METRICS[m].kind == "ranking" for m in metrics)
-    pred = model.predict(X_test) if need_pred else None
-    scores = model.predict_proba(X_test) if need_scores else None
-    return evaluate(Y_test, pred, scores, metrics=list(metrics))
-
-
-# --------------------------------------------------------------------------------------
 # files, written whole or not at all
 # --------------------------------------------------------------------------------------
 
@@ -541,10 +375,3 @@ def finish(
     return rep
 
 
-class Timer:
-    def __init__(self) -> None:
-        self.start = time.perf_counter()
-
-    @property
-    def seconds(self) -> float:
-        return time.perf_counter() - self.start

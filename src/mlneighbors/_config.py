@@ -1,0 +1,114 @@
+"""One setting for every block size: the working memory of an operation's temporaries.
+
+Every kernel of the package that works in blocks (the neighbour search, the pair distances,
+the label counts, the per-label searches, the metrics) sizes its blocks from
+``working_memory``, the MiB that the temporaries of one operation may hold, as
+scikit-learn's ``working_memory`` does.  Some kernels also cap their blocks at a size measured
+to keep the temporaries near the processor's cache (:data:`CACHE_BYTES`): a smaller budget is
+always respected, a larger one does not make those blocks larger.
+
+>>> import mlneighbors
+>>> mlneighbors.get_config()["working_memory"]
+256
+>>> with mlneighbors.config_context(working_memory=64):
+...     mlneighbors.get_config()["working_memory"]
+64
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+__all__ = ["CACHE_BYTES", "block_rows", "config_context", "get_config", "set_config", "working_memory_bytes"]
+
+_DEFAULTS: dict[str, Any] = {"working_memory": 256}
+_global: dict[str, Any] = dict(_DEFAULTS)
+_local = threading.local()
+
+#: Upper bounds (bytes) of the blocks of kernels whose temporaries should stay near the cache,
+#: each measured on a 2-core AMD EPYC (AVX2); see the kernel named.
+CACHE_BYTES: dict[str, int] = {
+    # ExactIndex: one proxy block (32 MiB of float32 values) stays in the last-level cache for
+    # the passes of the selection
+    "proxy_block": 1 << 25,
+    # Reference.pair_distances: small chunks are recycled by the allocator instead of being
+    # page-faulted in afresh
+    "pair_chunk": 1 << 21,
+    # the label-restricted masked search and the PCA window search (best of 4..128 MiB)
+    "label_block": 1 << 24,
+    "window_block": 1 << 24,
+}
+
+
+def _config() -> dict[str, Any]:
+    if not hasattr(_local, "config"):
+        _local.config = dict(_global)
+    return _local.config
+
+
+def get_config() -> dict[str, Any]:
+    """The current settings (a copy): ``{"working_memory": MiB}``."""
+    return dict(_config())
+
+
+def _check_working_memory(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or value != value:
+        raise ValueError(f"working_memory must be a positive number of MiB, got {value!r}")
+    if value == float("inf"):
+        raise ValueError("working_memory must be finite")
+    return value
+
+
+def set_config(working_memory: float | None = None) -> None:
+    """Change the settings for this thread and for threads started afterwards.
+
+    Parameters
+    ----------
+    working_memory : float, default=None
+        MiB that the temporaries of one operation may hold (default 256).  None keeps the
+        current value.
+    """
+    if working_memory is not None:
+        value = _check_working_memory(working_memory)
+        _config()["working_memory"] = value
+        _global["working_memory"] = value
+
+
+@contextmanager
+def config_context(*, working_memory: float | None = None) -> Iterator[None]:
+    """Settings for the duration of a ``with`` block (this thread only), then the old ones.
+
+    Examples
+    --------
+    >>> import mlneighbors
+    >>> with mlneighbors.config_context(working_memory=32):
+    ...     pass  # every block of every model is sized for 32 MiB here
+    """
+    config = _config()
+    old = dict(config)
+    if working_memory is not None:
+        config["working_memory"] = _check_working_memory(working_memory)
+    try:
+        yield
+    finally:
+        config.clear()
+        config.update(old)
+
+
+def working_memory_bytes(share: float = 1.0, working_memory: float | None = None) -> int:
+    """Bytes of the budget: ``share`` of ``working_memory`` (the setting when None)."""
+    mib = _config()["working_memory"] if working_memory is None else working_memory
+    return max(1, int(mib * 2**20 * share))
+
+
+def block_rows(row_bytes: float, *, share: float = 1.0, cap: str | None = None,
+               working_memory: float | None = None) -> int:
+    """Rows of a block whose temporaries take ``row_bytes`` each: at least 1, within the budget
+    (and within ``CACHE_BYTES[cap]`` when a cap is named)."""
+    budget = working_memory_bytes(share, working_memory)
+    if cap is not None:
+        budget = min(budget, CACHE_BYTES[cap])
+    return max(1, int(budget // max(row_bytes, 1)))
