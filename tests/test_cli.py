@@ -125,7 +125,7 @@ def test_compare_side_by_side(shared_data, capsys):
 
 def test_compare_blda_bknn_and_hybrid(shared_data, capsys):
     argv = ["compare", "emotions", "--models", "blda-bknn,hybrid", "--k", "3", "--param", "reg=0.01",
-            "--param", "hybrid.exact_search=true", "--metrics", "hamming_loss",
+            "--param", "hybrid.backend=exact", "--metrics", "hamming_loss",
             "--data-home", str(shared_data), "--format", "csv"]
     assert main(argv) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
@@ -146,7 +146,8 @@ def test_compare_blda_bknn_and_hybrid(shared_data, capsys):
          ["bad value 'abc'", "'smoothing'", "number"]),
         (["evaluate", "emotions", "--model", "lamlknn", "--param", "n_clusters=2.5"],
          ["bad value '2.5'", "integer"]),
-        (["evaluate", "emotions", "--model", "hybrid", "--param", "exact_search=maybe"], ["true or false"]),
+        (["evaluate", "emotions", "--model", "hybrid", "--param", "n_candidates=maybe"],
+         ["bad value 'maybe'", "integer"]),
         (["compare", "emotions", "--models", "mlknn", "--param", "brknn.extension=a"], ["not among the models"]),
         (["evaluate", "emotions", "--model", "brknn", "--param", "extension=c"],
          ["'extension' parameter", "'a'", "'b'"]),

@@ -6,7 +6,6 @@ import gzip
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -650,22 +649,6 @@ def test_real_mat_files(shared_data, mat, n, d, n_labels, card):
     data = result["all"]
     assert (data.n_samples, data.n_features, data.n_labels) == (n, d, n_labels)
     assert data.cardinality == pytest.approx(card, abs=5e-4)
-
-
-@pytest.mark.parametrize("name", ["ohsumed/ohsumed.arff.gz", "bibtex/bibtex.arff.gz"])
-def test_reader_is_much_faster_than_liac_arff(shared_data, name):
-    arff = pytest.importorskip("arff")
-    path = shared_data / name
-    ours = []
-    for _ in range(3):
-        start = time.perf_counter()
-        read_arff(path)
-        ours.append(time.perf_counter() - start)
-    start = time.perf_counter()
-    text = gzip.decompress(path.read_bytes()).decode()
-    arff.loads(text, encode_nominal=True, return_type=arff.COO)
-    liac = time.perf_counter() - start
-    assert min(ours) < liac / 3, (min(ours), liac)
 
 
 def test_arff_table_is_what_read_arff_returns():

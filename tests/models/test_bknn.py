@@ -11,11 +11,11 @@ import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
 
 from mlneighbors import BKNN
-from mlneighbors._base import LabelWarning
+from mlneighbors.exceptions import LabelWarning
 from mlneighbors.bknn import balanced_scores, learn_thresholds
-from mlneighbors.neighbors import ExactIndex
+from mlneighbors.neighbors import ExactIndex, ShardedIndex
 
-from ._twins import (
+from .twins import (
     best_f_brute,
     bknn_neighbour_sq_distances,
     bknn_scores_loop,
@@ -52,16 +52,16 @@ def test_hand_computed_case():
     np.testing.assert_allclose(loo[0], [0.0, 0.0], atol=1e-15)
 
 
-def test_scores_match_loop_twin(corner_data):
-    X, Y, Q = corner_data
+def test_scores_match_loop_twin(corner):
+    X, Y, Q = corner
     model = fit_quiet(BKNN(n_per_label=5, sigma=2.0), X, Y)
     expected = bknn_scores_loop(X, Y, Q, 5, 2.0)
     np.testing.assert_allclose(scores_f(model, Q), expected, rtol=1e-10, atol=1e-12)
 
 
 @pytest.mark.parametrize("metric", ["euclidean", "cosine"])
-def test_leave_one_out_thresholds_reach_the_brute_force_maximum(corner_data, metric):
-    X, Y, _ = corner_data
+def test_leave_one_out_thresholds_reach_the_brute_force_maximum(corner, metric):
+    X, Y, _ = corner
     model = fit_quiet(BKNN(n_per_label=3, metric=metric, alpha=0.4), X, Y)
     loo = bknn_scores_loop(X, Y, X, 3, model.sigma_, loo=True, metric=metric)
     for label in range(Y.shape[1]):
@@ -71,8 +71,8 @@ def test_leave_one_out_thresholds_reach_the_brute_force_maximum(corner_data, met
         assert model.train_fscores_[label] == pytest.approx(best, abs=1e-12)
 
 
-def test_auto_sigma_is_the_mean_squared_distance_to_the_bth_member(corner_data):
-    X, Y, _ = corner_data
+def test_auto_sigma_is_the_mean_squared_distance_to_the_bth_member(corner):
+    X, Y, _ = corner
     b = 4
     model = fit_quiet(BKNN(n_per_label=b), X, Y)
     values = []
@@ -83,18 +83,20 @@ def test_auto_sigma_is_the_mean_squared_distance_to_the_bth_member(corner_data):
 
 
 @pytest.mark.parametrize("metric", ["euclidean", "cosine"])
-def test_masked_search_equals_one_index_per_label(corner_data, metric):
-    X, Y, Q = corner_data
+def test_masked_search_equals_one_index_per_label(corner, metric):
+    X, Y, Q = corner
     fast = fit_quiet(BKNN(n_per_label=3, metric=metric), X, Y)
-    per_label = fit_quiet(BKNN(n_per_label=3, metric=metric, backend=ExactIndex(metric=metric)), X, Y)
+    # an exact index that is not the exact engine: one copy of it per label
+    other = ShardedIndex(ExactIndex(metric=metric), n_shards=2)
+    per_label = fit_quiet(BKNN(n_per_label=3, metric=metric, backend=other), X, Y)
     assert fast.sigma_ == pytest.approx(per_label.sigma_, rel=1e-12)
     np.testing.assert_allclose(fast.thresholds_, per_label.thresholds_, rtol=1e-9)
     np.testing.assert_allclose(fast.predict_proba(Q), per_label.predict_proba(Q), rtol=1e-9)
     np.testing.assert_array_equal(fast.predict(Q), per_label.predict(Q))
 
 
-def test_dense_and_sparse_input_agree(corner_data):
-    X, Y, Q = corner_data
+def test_dense_and_sparse_input_agree(corner):
+    X, Y, Q = corner
     X = np.where(np.abs(X) < 0.7, 0.0, X)
     dense = fit_quiet(BKNN(n_per_label=3), X, Y)
     sparse = fit_quiet(BKNN(n_per_label=3), sp.csr_matrix(X), sp.csr_matrix(Y))
@@ -181,8 +183,8 @@ def test_balanced_scores_without_any_neighbour():
 # -- outputs and the contract --------------------------------------------------------------
 
 
-def test_predict_proba_is_a_monotone_map_of_the_margin(corner_data):
-    X, Y, Q = corner_data
+def test_predict_proba_is_a_monotone_map_of_the_margin(corner):
+    X, Y, Q = corner
     model = fit_quiet(BKNN(n_per_label=3), X, Y)
     margin = model.decision_function(Q)
     proba = model.predict_proba(Q)
@@ -195,21 +197,21 @@ def test_predict_proba_is_a_monotone_map_of_the_margin(corner_data):
         assert (np.diff(proba[order, label]) >= 0).all()
 
 
-def test_labels_with_few_or_no_members(corner_data):
-    X, Y, Q = corner_data
+def test_labels_with_few_or_no_members(corner):
+    X, Y, Q = corner
     with pytest.warns(LabelWarning):
         model = BKNN(n_per_label=5).fit(X, Y)
-    assert model.thresholds_[2] == np.inf and model.train_fscores_[2] == 0.0
-    assert (model.predict(Q)[:, 2] == 0).all() and (model.predict_proba(Q)[:, 2] == 0).all()
-    np.testing.assert_allclose(scores_f(model, Q)[:, 2], -1.0)
-    # label 1 has 2 members (< b): its score uses both, and is finite
-    assert np.isfinite(model.decision_function(Q)[:, 1]).all()
-    # label 3 is carried by every row: always predicted
-    assert model.thresholds_[3] == -2.0 and (model.predict(Q)[:, 3] == 1).all()
+    assert model.thresholds_[0] == np.inf and model.train_fscores_[0] == 0.0
+    assert (model.predict(Q)[:, 0] == 0).all() and (model.predict_proba(Q)[:, 0] == 0).all()
+    np.testing.assert_allclose(scores_f(model, Q)[:, 0], -1.0)
+    # label 2 has 2 members (< b): its score uses both, and is finite
+    assert np.isfinite(model.decision_function(Q)[:, 2]).all()
+    # label 1 is carried by every row: always predicted
+    assert model.thresholds_[1] == -2.0 and (model.predict(Q)[:, 1] == 1).all()
 
 
-def test_permuting_labels_permutes_outputs(corner_data):
-    X, Y, Q = corner_data
+def test_permuting_labels_permutes_outputs(corner):
+    X, Y, Q = corner
     perm = np.array([4, 0, 5, 1, 3, 2])
     a = fit_quiet(BKNN(n_per_label=3, sigma=1.0), X, Y)
     b = fit_quiet(BKNN(n_per_label=3, sigma=1.0), X, Y[:, perm])
@@ -257,14 +259,14 @@ def test_one_dimensional_target_predicts_the_largest_score(rng):
         ({"backend": "no-such-backend"}, "backend"),
     ],
 )
-def test_bad_parameters(corner_data, params, match):
-    X, Y, _ = corner_data
+def test_bad_parameters(corner, params, match):
+    X, Y, _ = corner
     with pytest.raises(ValueError, match=match):
         fit_quiet(BKNN(**params), X, Y)
 
 
-def test_bad_data(corner_data):
-    X, Y, Q = corner_data
+def test_bad_data(corner):
+    X, Y, Q = corner
     with pytest.raises(NotFittedError):
         BKNN().predict(Q)
     bad = X.copy()

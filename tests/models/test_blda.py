@@ -12,7 +12,7 @@ from sklearn.pipeline import Pipeline
 
 from mlneighbors import BKNN, BLDA
 
-from ._twins import blda_scatter_loop
+from .twins import blda_scatter_loop
 
 
 def max_angle(A, B):

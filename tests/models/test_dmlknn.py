@@ -8,7 +8,7 @@ import pytest
 from mlneighbors import DMLkNN
 
 from . import twins
-from .conftest import tie_data
+from .conftest import corner_data
 
 # the toy of test_mlknn: k = 1, leave-one-out count vectors C_i = (1,0) for rows 0-2 and
 # (0,1) for rows 3-5; C1 = (3, 4), C0 = (3, 2); priors (1/2, 5/8)
@@ -42,7 +42,7 @@ def test_toy_by_hand_delta_1():
 @pytest.mark.parametrize("variant", ["everybody", "empty"])
 @pytest.mark.parametrize("k", [2, 5])
 def test_delta_at_least_k_puts_every_training_row_in_A(variant, k):
-    X2, Y2, Q2 = tie_data(np.random.default_rng(7), variant)
+    X2, Y2, Q2 = corner_data(np.random.default_rng(7), variant)
     expected_scores, expected_predictions = twins.dmlknn(X2, Y2, Q2, k, everyone=True)
     for delta in (k, k + 1, 100):
         model = DMLkNN(k, delta=delta).fit(X2, Y2)

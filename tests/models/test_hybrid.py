@@ -8,10 +8,10 @@ import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
 
 from mlneighbors import HybridKNN
-from mlneighbors.hybrid import label_regression, window_starts
+from mlneighbors.hybrid import label_regression
 from mlneighbors.neighbors import ExactIndex
 
-from ._twins import axis_window, hybrid_loop, label_regression_loop
+from .twins import hybrid_loop, label_regression_loop
 
 
 def data(rng, n=60, d=6, L=4, n_queries=12):
@@ -45,20 +45,6 @@ def test_label_regression_matches_per_label_ridge(rng):
     assert np.all(np.diag(coef) == 0)
     np.testing.assert_allclose(coef[3], 0.0, atol=1e-12)
     assert intercept[3] == pytest.approx(1.0)
-
-
-def test_window_starts_match_the_two_pointer_walk(rng):
-    n, c = 40, 3
-    coords = rng.integers(0, 8, size=(n, c)).astype(float)  # many equal coordinates
-    order = np.argsort(coords, axis=0, kind="stable").T
-    sorted_coords = np.take_along_axis(coords.T, order, axis=1)
-    x = np.vstack([rng.integers(-2, 10, size=(30, c)) / 1.0, rng.normal(4, 3, size=(30, c))])
-    for width in [1, 5, 13, 40]:
-        start = window_starts(sorted_coords, x, width)
-        for q in range(len(x)):
-            for j in range(c):
-                got = set(order[j, start[q, j] : start[q, j] + width])
-                assert got == axis_window(list(coords[:, j]), x[q, j], width)
 
 
 @pytest.mark.parametrize("label_model", ["regression", "vote"])
@@ -98,7 +84,7 @@ def test_all_candidates_equal_exact_cosine_knn_in_the_projected_space(rng):
 
 def test_exact_search_is_exact_cosine_knn_in_the_feature_space(rng):
     X, Y, Q = data(rng)
-    model = HybridKNN(n_neighbors=5, exact_search=True).fit(X, Y)
+    model = HybridKNN(n_neighbors=5, backend="exact").fit(X, Y)
     dist, idx = ExactIndex(metric="cosine").build(X).query(Q, 5)
     got_dist, got_idx = model.kneighbors(Q)
     np.testing.assert_array_equal(got_idx, idx)
@@ -135,8 +121,8 @@ def test_dense_and_sparse_input_agree(rng):
     sparse = HybridKNN(n_neighbors=5, n_components=4, n_candidates=8).fit(sp.csr_matrix(X), Y)
     np.testing.assert_allclose(np.abs(sparse.components_), np.abs(dense.components_), atol=1e-8)
     np.testing.assert_allclose(sparse.predict_proba(sp.csr_matrix(Q)), dense.predict_proba(Q), atol=1e-8)
-    exact_dense = HybridKNN(n_neighbors=5, exact_search=True).fit(X, Y)
-    exact_sparse = HybridKNN(n_neighbors=5, exact_search=True).fit(sp.csr_matrix(X), Y)
+    exact_dense = HybridKNN(n_neighbors=5, backend="exact").fit(X, Y)
+    exact_sparse = HybridKNN(n_neighbors=5, backend="exact").fit(sp.csr_matrix(X), Y)
     np.testing.assert_array_equal(exact_sparse.predict(sp.csr_matrix(Q)), exact_dense.predict(Q))
 
 
@@ -154,7 +140,6 @@ def test_threshold_and_one_dimensional_target(rng):
     "params, match",
     [
         ({"n_neighbors": 10, "n_candidates": 5}, "n_candidates"),
-        ({"n_neighbors": 61}, "n_neighbors"),
         ({"threshold": 1.5}, "threshold"),
         ({"threshold": -0.1}, "threshold"),
         ({"n_components": 61}, "n_components"),
@@ -167,6 +152,15 @@ def test_bad_parameters(rng, params, match):
     X, Y, _ = data(rng)
     with pytest.raises(ValueError, match=match):
         HybridKNN(**params).fit(X, Y)
+
+
+def test_n_neighbors_above_the_training_rows_is_clipped(rng):
+    from mlneighbors.exceptions import NeighborsWarning
+
+    X, Y, Q = data(rng)
+    with pytest.warns(NeighborsWarning, match="n_neighbors_=60"):
+        model = HybridKNN(n_neighbors=61).fit(X, Y)
+    assert model.n_neighbors_ == 60 and model.predict(Q).shape == (len(Q), Y.shape[1])
 
 
 def test_bad_data(rng):
@@ -182,5 +176,7 @@ def test_bad_data(rng):
     model = HybridKNN(n_neighbors=5, n_candidates=20).fit(X, Y)
     with pytest.raises(ValueError, match="features"):
         model.predict(Q[:, :4])
-    with pytest.raises(ValueError, match="n_neighbors"):
+    with pytest.raises(ValueError, match="k=21 is larger than n_candidates=20"):
         model.kneighbors(Q, n_neighbors=21)
+    with pytest.raises(ValueError, match=r"n_neighbors must be an integer in \[1, 60\]"):
+        model.kneighbors(Q, n_neighbors=61)

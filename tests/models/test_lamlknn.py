@@ -8,7 +8,7 @@ from sklearn.cluster import KMeans
 
 from mlneighbors import LAMLkNN, MLkNN
 
-from .conftest import tie_data, to_format
+from .conftest import corner_data, to_format
 
 X = np.array([[0.0], [1.0], [3.0], [10.0], [11.0], [13.0]])
 Y = np.array([[1, 0], [1, 0], [0, 1], [0, 1], [0, 1], [1, 1]])
@@ -47,7 +47,7 @@ def test_toy_by_hand():
 @pytest.mark.parametrize("variant", ["everybody", "empty"])
 @pytest.mark.parametrize("k", [1, 6, 39])
 def test_one_cluster_equals_mlknn_exactly(variant, fmt, k):
-    X2, Y2, Q2 = tie_data(np.random.default_rng(11), variant)
+    X2, Y2, Q2 = corner_data(np.random.default_rng(11), variant)
     X2, Q2 = to_format(X2, fmt), to_format(Q2, fmt)
     reference = MLkNN(k).fit(X2, Y2)
     for model in (

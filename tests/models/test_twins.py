@@ -14,7 +14,7 @@ import scipy.sparse as sp
 from mlneighbors import BRkNN, DMLkNN, LAMLkNN, LPkNN, MLkNN
 
 from . import twins
-from .conftest import tie_data, to_format
+from .conftest import corner_data, to_format
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*no positive training example:UserWarning")
 
@@ -24,7 +24,7 @@ K_PLAIN = [1, 4, 10, 40]  # no leave-one-out: k = n_train is allowed
 
 
 def data(variant, fmt, seed=0, **kwargs):
-    X, Y, Q = tie_data(np.random.default_rng(seed), variant, **kwargs)
+    X, Y, Q = corner_data(np.random.default_rng(seed), variant, **kwargs)
     Y_in = sp.csr_matrix(Y) if fmt == "csr" else Y  # a sparse indicator with sparse X
     return to_format(X, fmt), Y_in, to_format(Q, fmt), X, Y, Q
 
@@ -78,7 +78,7 @@ def test_dmlknn_smoothing_equals_twin(fmt, smoothing):
 
 
 def test_dmlknn_many_labels_equals_twin():
-    X, Y, Q = tie_data(np.random.default_rng(3), "empty", n_train=60, n_test=50, n_labels=25)
+    X, Y, Q = corner_data(np.random.default_rng(3), "empty", n_train=60, n_test=50, n_labels=25)
     model = DMLkNN(8, delta=2).fit(X, Y)
     assert_same(model, X, Q, twins.dmlknn(X, Y, Q, 8, delta=2))
 
@@ -126,7 +126,7 @@ def test_lamlknn_user_clusterer_equals_twin(fmt, k, smoothing):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_all_models_equal_twins_on_more_seeds(seed):
-    X, Y, Q = tie_data(np.random.default_rng(100 + seed), VARIANTS[seed % 2], n_features=4, high=2)
+    X, Y, Q = corner_data(np.random.default_rng(100 + seed), VARIANTS[seed % 2], n_features=4, high=2)
     k = 5
     assert_same(MLkNN(k).fit(X, Y), X, Q, twins.mlknn(X, Y, Q, k))
     for extension in (None, "a", "b"):

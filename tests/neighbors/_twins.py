@@ -17,7 +17,7 @@ def _normalise(A):
 
 
 def distances_to(X, q, metric):
-    """Distances from one query to every row of X (the definitions of ``_reference``)."""
+    """Distances from one query to every row of X (the definitions of ``_distance``)."""
     if metric == "euclidean":
         return np.sqrt(((X - q) ** 2).sum(axis=1))
     if metric == "cosine":
@@ -88,3 +88,26 @@ def tricky_queries(rng, X, nq):
     if np.all(X == np.rint(X)):
         fresh = np.rint(fresh * 2)
     return np.vstack([X[rng.choice(n, size=nq // 3)], np.zeros((1, d)), fresh])
+
+
+def twin_label_neighbours(X, Y, Q, b, metric="euclidean", exclude=None):
+    """For every query and label, the b nearest members of the label by (distance, row).
+
+    Returns ``(dist, idx)`` of shape (n_queries, n_labels, b), ``inf`` / ``-1`` where a label
+    has fewer members; ``exclude[i]`` (optional) is left out for query i.
+    """
+    X, Q, Y = _dense(X), _dense(Q), np.asarray(Y)
+    if metric == "cosine":
+        X, Q = _normalise(X), _normalise(Q)
+    n_labels = Y.shape[1]
+    dist = np.full((len(Q), n_labels, b), np.inf)
+    idx = np.full((len(Q), n_labels, b), -1, dtype=np.intp)
+    for i, q in enumerate(Q):
+        d = distances_to(X, q, metric)
+        for label in range(n_labels):
+            members = [r for r in range(len(X)) if Y[r, label] and (exclude is None or r != exclude[i])]
+            members.sort(key=lambda r: (d[r], r))
+            for j, r in enumerate(members[:b]):
+                dist[i, label, j] = d[r]
+                idx[i, label, j] = r
+    return dist, idx

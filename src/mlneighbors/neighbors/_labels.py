@@ -231,7 +231,7 @@ class LabelRestrictedIndex:
     >>> index = LabelRestrictedIndex(get_index("exact"), n_per_label=1).build(X, Y)
     >>> dist, idx = index.kneighbors([[1.2]])
     >>> idx[0].tolist(), dist[0].round(2).tolist()
-    [[2], [1]], [[0.8], [0.2]]
+    ([[2], [1]], [[0.8], [0.2]])
     """
 
     def __init__(self, index: Any, n_per_label: int) -> None:
