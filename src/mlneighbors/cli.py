@@ -348,6 +348,7 @@ def _run_models(args: argparse.Namespace, cmd: str, names: Sequence[str]) -> tup
     if args.k is not None and args.k < 1:
         raise CLIError(f"mlneighbors {cmd}: --k must be at least 1, got {args.k}")
     models = _build_models(names, args.k, args.param or [], cmd, args.seed)
+    backend, backend_params = _backend(args, cmd)
     if protocol == "split":
         data = load_dataset(spec.name, "train", args.data_home)
         test = load_dataset(spec.name, "test", args.data_home)
@@ -366,7 +367,8 @@ def _run_models(args: argparse.Namespace, cmd: str, names: Sequence[str]) -> tup
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             results = evaluate_models(models, data.X, np.asarray(data.Y), metrics=metrics,
-                                      scale="minmax" if args.minmax else None, progress=bar, **where)
+                                      scale="minmax" if args.minmax else None, progress=bar,
+                                      backend=backend, backend_params=backend_params, **where)
     except InvalidParameterError as exc:  # a bad --param value, found by the model
         raise CLIError(f"mlneighbors {cmd}: {exc}") from None
     finally:
@@ -377,6 +379,42 @@ def _run_models(args: argparse.Namespace, cmd: str, names: Sequence[str]) -> tup
         out[name] = {m: list(result.per_fold[m]) for m in metrics}
         out[name]["fit_predict_seconds"] = list(result.fit_time + result.predict_time)
     return out, what
+
+
+def _backend_args(p: argparse.ArgumentParser) -> None:
+    from .neighbors import BACKENDS
+
+    p.add_argument("--backend", metavar="NAME",
+                   help=f"the neighbour search of every model: {', '.join(sorted(BACKENDS))} (default: exact)")
+    p.add_argument("--backend-param", action="append", metavar="KEY=VALUE",
+                   help="a parameter of --backend (repeatable), e.g. device=cuda")
+
+
+def _backend(args: argparse.Namespace, cmd: str) -> tuple[str | None, dict[str, Any] | None]:
+    """``--backend`` and its ``--backend-param`` values, checked before anything runs."""
+    from .neighbors import BACKENDS, get_index
+
+    if args.backend is None:
+        if args.backend_param:
+            raise CLIError(f"mlneighbors {cmd}: --backend-param needs --backend")
+        return None, None
+    if args.backend not in BACKENDS:
+        raise _choice_error("backend", args.backend, sorted(BACKENDS), cmd)
+    params: dict[str, Any] = {}
+    defaults = BACKENDS[args.backend]().get_params()
+    for item in args.backend_param or []:
+        if "=" not in item:
+            raise CLIError(f"mlneighbors {cmd}: --backend-param expects key=value, got {item!r}")
+        key, text = (part.strip() for part in item.split("=", 1))
+        if key not in defaults or key == "metric":
+            valid = ", ".join(sorted(k for k in defaults if k != "metric"))
+            raise CLIError(f"mlneighbors {cmd}: backend {args.backend!r} has no parameter {key!r}; valid: {valid}")
+        try:
+            params[key] = _parse_value(text, defaults[key])
+        except ValueError as exc:
+            raise CLIError(f"mlneighbors {cmd}: bad value {text!r} for --backend-param {key}: {exc}") from None
+    get_index(args.backend, **params)  # a missing library or a bad value, before any computing
+    return args.backend, params or None
 
 
 def _evaluate_common_args(p: argparse.ArgumentParser) -> None:
@@ -394,6 +432,7 @@ def _evaluate_common_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--metrics", metavar="M1,M2", help=f"metrics to report (default: {','.join(DEFAULT_METRICS)})")
     p.add_argument("--seed", type=int, default=0, help="seed of the folds and of k-means (default 0)")
     p.add_argument("--data-home", metavar="DIR")
+    _backend_args(p)
     p.add_argument("--format", choices=FORMATS, default="table")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -455,13 +494,15 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         except ImportError:
             raise ImportError("the figures need matplotlib: pip install 'mlneighbors[plot]' "
                               "(or pass --no-figures)") from None
+    backend, backend_params = _backend(args, "reproduce")
     factory = _progress_factory(args.quiet)
     tidy: list[dict[str, Any]] = []
     for name in wanted:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             rep = reproduce(name, quick=args.quick, out=args.out, data_home=args.data_home,
-                            figures=not args.no_figures, progress=factory, random_state=args.seed)
+                            figures=not args.no_figures, progress=factory, random_state=args.seed,
+                            backend=backend, backend_params=backend_params)
         if args.format == "table":
             print(f"== {rep.paper}: {rep.title}")
             for title, rows in rep.tables():
@@ -528,6 +569,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-figures", action="store_true", help="skip the PNG figures (they need matplotlib)")
     p.add_argument("--seed", type=int, default=0, help="seed of the folds and of k-means (default 0)")
     p.add_argument("--data-home", metavar="DIR")
+    _backend_args(p)
     p.add_argument("--format", choices=FORMATS, default="table")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no summary line")
     p.set_defaults(func=_cmd_reproduce)

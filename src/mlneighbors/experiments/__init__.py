@@ -78,9 +78,16 @@ def reproduce(
     figures: bool = True,
     progress: ProgressFactory | None = None,
     random_state: int = 0,
+    backend: Any = None,
+    backend_params: dict | None = None,
 ) -> Reproduction:
-    """Run reproduction ``name`` (see the module table above)."""
+    """Run reproduction ``name`` (see the module table above).
+
+    ``backend`` (with ``backend_params``) replaces every exact neighbour search of the run
+    (:func:`mlneighbors.model_selection.evaluate_models`): the tables are the same with any
+    exact backend.
+    """
     return get_paper(name).reproduce(
         quick=quick, out=out, data_home=data_home, figures=figures, progress=progress,
-        random_state=random_state,
+        random_state=random_state, backend=backend, backend_params=backend_params,
     )

@@ -240,6 +240,8 @@ def reproduce(
     figures: bool = True,
     progress: ProgressFactory | None = None,
     random_state: int = 0,
+    backend: Any = None,
+    backend_params: dict | None = None,
 ) -> Reproduction:
     """Recompute Tables 1, 3 and 4 and Fig. 1-2 of the LAML-kNN paper.
 
@@ -248,7 +250,7 @@ def reproduce(
     quick : bool, default=False
         A smoke run of the same code: Table 1 on scene, Table 3 on emotions only,
         m in {1, 3, 5}.
-    out, data_home, figures, progress, random_state
+    out, data_home, figures, progress, random_state, backend, backend_params
         As in :func:`mlneighbors.experiments.reproduce`.
 
     Returns
@@ -258,6 +260,7 @@ def reproduce(
     if figures and out is not None:
         require_matplotlib()
     timer = Timer()
+    route = {"backend": backend, "backend_params": backend_params}
     m_values = QUICK_CLUSTER_VALUES if quick else CLUSTER_VALUES
     t3 = QUICK_DATASETS if quick else TABLE3_DATASETS
     t4 = () if quick else TABLE4_DATASETS
@@ -269,13 +272,13 @@ def reproduce(
     steps = 2 + sum(_n_parts(n) * n_models for n in t3 + t4)
     with progress_bar(progress, steps, PAPER) as bar:
         with collect_warnings(warned):
-            rows += _table1(data_home, random_state)
+            rows += _table1(data_home, random_state, route)
         bar.update(1)
         for table, names, paper in (("Table 3", t3, LAML_TABLE3), ("Table 4", t4, LAML_TABLE4)):
             fig = "Fig. 1" if table == "Table 3" else "Fig. 2"
             for name in names:
                 k = _k(name)
-                scores, n_search = _run_dataset(name, k, m_values, data_home, random_state, warned, bar)
+                scores, n_search = _run_dataset(name, k, m_values, data_home, random_state, warned, bar, route)
                 searches += n_search
                 curves[name] = {
                     "LAML-kNN": {m: scores[f"m={m}"]["average_precision"] for m in m_values},
@@ -296,7 +299,7 @@ def reproduce(
                     rows.append(cell("MULAN conventions", name, BR_MULAN, metric, f"k={k}",
                                      scores[BR_MULAN][metric], paper[metric][name][2]))
         if not quick:
-            rows += _protocol_check(data_home, random_state, warned)
+            rows += _protocol_check(data_home, random_state, warned, route)
         bar.update(1)
     notes = [n.format(seed=random_state, m_values=", ".join(map(str, m_values))) for n in NOTES]
     if quick:
@@ -321,7 +324,7 @@ def _n_parts(name: str) -> int:
     return 1 if "train" in get_dataset_spec(name).splits else N_FOLDS
 
 
-def _run_dataset(name, k, m_values, data_home, seed, warned, bar):
+def _run_dataset(name, k, m_values, data_home, seed, warned, bar, route):
     """Every method on the standard split (or each CV fold): table scores, the m curve, and
     BRkNN under MULAN's conventions (from the same neighbours: no new search)."""
     from ..datasets import get_dataset_spec
@@ -351,14 +354,14 @@ def _run_dataset(name, k, m_values, data_home, seed, warned, bar):
 
     with collect_warnings(warned):
         results = evaluate_models(_models(k, m_values, seed), data.X, np.asarray(data.Y), scale=scale,
-                                  metrics=list(METRICS), on_fit=on_fit, progress=bar, **protocol)
+                                  metrics=list(METRICS), on_fit=on_fit, progress=bar, **protocol, **route)
     mean = {method: fold_means(result) for method, result in results.items()}
     mean[f"m={TABLE_CLUSTERS}"] = mean["LAML-kNN"]
     mean[BR_MULAN] = {metric: float(np.mean([p[metric] for p in mulan])) for metric in METRICS}
     return mean, list(searches.values())
 
 
-def _protocol_check(data_home: Any, seed: int, warned: dict[str, int]) -> list[dict[str, Any]]:
+def _protocol_check(data_home: Any, seed: int, warned: dict[str, int], route: dict[str, Any]) -> list[dict[str, Any]]:
     """corel16k001 by 5-fold CV instead of its shipped split: ML-kNN and LAML-kNN (m = 5)."""
     name, k = "corel16k001", _k("corel16k001")
     data = load(name, "all", data_home)
@@ -368,7 +371,7 @@ def _protocol_check(data_home: Any, seed: int, warned: dict[str, int]) -> list[d
     }
     with collect_warnings(warned):
         results = evaluate_models(models, data.X, np.asarray(data.Y), cv=CHECK_FOLDS, random_state=seed,
-                                  scale="minmax", metrics=list(METRICS))
+                                  scale="minmax", metrics=list(METRICS), **route)
     rows = []
     for metric in METRICS:
         for method in ("LAML-kNN", "ML-kNN"):
@@ -379,14 +382,15 @@ def _protocol_check(data_home: Any, seed: int, warned: dict[str, int]) -> list[d
     return rows
 
 
-def _table1(data_home: Any, seed: int) -> list[dict[str, Any]]:
+def _table1(data_home: Any, seed: int, route: dict[str, Any]) -> list[dict[str, Any]]:
     from scipy.optimize import linear_sum_assignment
 
     data = load("scene", "all", data_home)
     X = make_scaler("minmax", sparse=False).fit(data.X).transform(data.X)
     Y = np.asarray(data.Y, dtype=np.int64)
     # LAML-kNN's own clustering of the set (k-means++, seeded), and its leave-one-out neighbours
-    model = make_model("lamlknn", TABLE1_K, n_clusters=5, random_state=seed).fit(X, Y)
+    model = make_model("lamlknn", TABLE1_K, n_clusters=5, random_state=seed,
+                       backend=route["backend"] or "exact", backend_params=route["backend_params"]).fit(X, Y)
     member = np.asarray(model.clusterer_.labels_)
     neighbors = model.kneighbors(return_distance=False)
     C = Y[neighbors].sum(axis=1)  # (n, L) leave-one-out membership counts

@@ -134,6 +134,8 @@ def reproduce(
     figures: bool = True,
     progress: ProgressFactory | None = None,
     random_state: int = 0,
+    backend: Any = None,
+    backend_params: dict | None = None,
 ) -> Reproduction:
     """Recompute Tables 1-2 of Nedungadi & Haripriya.
 
@@ -141,7 +143,7 @@ def reproduce(
     ----------
     quick : bool, default=False
         A smoke run of the same code: emotions only, 3 folds, k in {5, 6}.
-    out, data_home, figures, progress, random_state
+    out, data_home, figures, progress, random_state, backend, backend_params
         As in :func:`mlneighbors.experiments.reproduce` (the paper has no figure).
 
     Returns
@@ -149,6 +151,7 @@ def reproduce(
     Reproduction
     """
     timer = Timer()
+    route = {"backend": backend, "backend_params": backend_params}
     tables = QUICK_TABLES if quick else tuple(TABLES)
     n_folds = QUICK_FOLDS if quick else N_FOLDS
     warned: dict[str, int] = {}
@@ -178,10 +181,10 @@ def reproduce(
 
             with collect_warnings(warned):
                 results = evaluate_models(models, data.X, Y, cv=n_folds, random_state=random_state,
-                                          metrics=["hamming_loss"], on_fit=on_fit, progress=bar)
+                                          metrics=["hamming_loss"], on_fit=on_fit, progress=bar, **route)
                 scaled = evaluate_models({(SCALED, k): make_model("mlknn", k) for k in ks}, data.X, Y,
                                          cv=n_folds, random_state=random_state, scale="minmax",
-                                         metrics=["hamming_loss"], progress=bar)
+                                         metrics=["hamming_loss"], progress=bar, **route)
             searches += list(fold_searches.values())
             mean = {key: fold_means(result) for key, result in {**results, **scaled}.items()}
             for k in ks:
@@ -204,7 +207,7 @@ def reproduce(
             with collect_warnings(warned):
                 split = evaluate_models(models, train_part.X, np.asarray(train_part.Y),
                                         test=(test_part.X, np.asarray(test_part.Y)),
-                                        metrics=["hamming_loss"], progress=bar)
+                                        metrics=["hamming_loss"], progress=bar, **route)
             for method in METHODS:
                 for k in ks:
                     rows.append(cell("Protocol check", name, method, "hamming_loss", f"k={k}",

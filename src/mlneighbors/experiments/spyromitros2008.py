@@ -146,6 +146,8 @@ def reproduce(
     figures: bool = True,
     progress: ProgressFactory | None = None,
     random_state: int = 0,
+    backend: Any = None,
+    backend_params: dict | None = None,
 ) -> Reproduction:
     """Recompute Tables 2-3 and Fig. 1 of Spyromitros et al. (2008).
 
@@ -164,6 +166,9 @@ def reproduce(
         ``progress(total, description)`` returning a tqdm-like bar.
     random_state : int, default=0
         Seed of the folds.
+    backend, backend_params : default=None
+        A neighbour backend for every exact search of the run (the tables do not change
+        with an exact backend); see :func:`mlneighbors.model_selection.evaluate_models`.
 
     Returns
     -------
@@ -207,7 +212,8 @@ def reproduce(
 
             with collect_warnings(warned):
                 results = evaluate_models(models, data.X, Y, cv=n_folds, random_state=random_state,
-                                          scale="minmax", metrics=metrics, on_fit=on_fit, progress=bar)
+                                          scale="minmax", metrics=metrics, on_fit=on_fit, progress=bar,
+                                          backend=backend, backend_params=backend_params)
             means[name] = {key: _fold_means(result.per_fold) for key, result in results.items()}
             for key, folds in rule_2008.items():
                 means[name][key] = _fold_means({m: np.array([f[m] for f in folds]) for m in metrics})

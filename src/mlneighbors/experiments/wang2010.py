@@ -118,6 +118,8 @@ def reproduce(
     figures: bool = True,
     progress: ProgressFactory | None = None,
     random_state: int = 0,
+    backend: Any = None,
+    backend_params: dict | None = None,
 ) -> Reproduction:
     """Recompute the BKNN row of Table 1 of Wang, Ding & Huang (2010).
 
@@ -125,7 +127,7 @@ def reproduce(
     ----------
     quick : bool, default=False
         A smoke run of the same code: emotions only, 3 folds.
-    out, data_home, figures, progress, random_state
+    out, data_home, figures, progress, random_state, backend, backend_params
         As in :func:`mlneighbors.experiments.reproduce` (this table has no figure).
 
     Returns
@@ -145,6 +147,7 @@ def reproduce(
         EXTRA[1]: Pipeline([("blda", BLDA()), ("mlknn", make_model("mlknn", K_OTHERS))]),
         EXTRA[2]: Pipeline([("blda", BLDA()), ("brknn", make_model("brknn", K_OTHERS))]),
     }
+    route = {"backend": backend, "backend_params": backend_params}
     warned: dict[str, int] = {}
     scores: dict[str, dict[str, dict[str, float]]] = {}
     dims: dict[str, int] = {}
@@ -161,11 +164,11 @@ def reproduce(
 
             with collect_warnings(warned):
                 results = evaluate_models(models, data.X, Y, cv=folds, metrics=list(METRICS), on_fit=on_fit,
-                                          progress=bar)
+                                          progress=bar, **route)
                 # protocol check: the semi-supervised reading of "5-fold" (few labelled points)
                 results.update(evaluate_models({INVERTED: make_model("blda-bknn", B)}, data.X, Y,
                                                cv=[(test, train) for train, test in folds],
-                                               metrics=list(METRICS), progress=bar))
+                                               metrics=list(METRICS), progress=bar, **route))
             scores[name] = {method: fold_means(result) for method, result in results.items()}
 
     rows = []

@@ -299,9 +299,15 @@ def _k_max(models: Mapping[Hashable, Any]) -> int:
     return max(ks, default=0) + 1
 
 
-def _share_neighbors(model: Any, caches: dict[Any, Any], k_max: int) -> None:
-    """Point every exact registered backend of ``model`` (a step of a pipeline included) at
-    the split's neighbour cache for its metric: one search for every model and every k."""
+def _route_backends(model: Any, caches: dict[Any, Any], k_max: int, backend: Any, backend_params: Any,
+                    share: bool) -> None:
+    """Point the neighbour search of ``model`` (a pipeline's steps included) where the run says.
+
+    Every ``backend`` parameter set to ``"exact"`` becomes ``backend`` (with
+    ``backend_params``) when one is given; then, with ``share``, every exact registered
+    backend becomes the split's neighbour cache for its metric: one search for every model
+    and every k.  A model that fixes its own search (HybridKNN's "pca-window") keeps it.
+    """
     from ..neighbors import BACKENDS, NeighborCache
 
     params = model.get_params(deep=True)
@@ -309,13 +315,18 @@ def _share_neighbors(model: Any, caches: dict[Any, Any], k_max: int) -> None:
     for key, value in params.items():
         if not (key == "backend" or key.endswith("__backend")):
             continue
-        if not isinstance(value, str) or value not in BACKENDS or not BACKENDS[value].exact:
-            continue
         prefix = key[: -len("backend")]
+        extra = dict(params.get(prefix + "backend_params") or {})
+        if backend is not None and isinstance(value, str) and value == "exact":
+            value, extra = backend, dict(backend_params or {})
+            updates[key] = value
+            if prefix + "backend_params" in params:
+                updates[prefix + "backend_params"] = extra or None
+        if not share or not isinstance(value, str) or value not in BACKENDS or not BACKENDS[value].exact:
+            continue
         metric = params.get(prefix + "metric")
         if not isinstance(metric, str):
             continue  # the model fixes its own metric: not shared
-        extra = dict(params.get(prefix + "backend_params") or {})
         n_jobs = params.get(prefix + "n_jobs")
         if n_jobs is not None and "n_jobs" in BACKENDS[value]().get_params():
             extra.setdefault("n_jobs", n_jobs)
@@ -338,6 +349,7 @@ def _run_split(
     need_scores: bool,
     scale: Any,
     share_neighbors: bool,
+    backend: tuple[Any, Any],
     on_fit: Callable[[FittedSplit], Any] | None,
     progress: Any,
 ) -> dict[Hashable, tuple[dict[str, float], float, float, Any, Any]]:
@@ -349,8 +361,7 @@ def _run_split(
     out = {}
     for name, template in models.items():
         model = clone(template)
-        if share_neighbors:
-            _share_neighbors(model, caches, k_max)
+        _route_backends(model, caches, k_max, *backend, share_neighbors)
         scores_wanted = need_scores or (names is None and _has_scores(model))
         t0 = time.perf_counter()
         model.fit(X_train, Y_train)
@@ -377,6 +388,8 @@ def evaluate_models(
     metrics: str | Iterable[str] | None = None,
     scale: str | Any | None = None,
     share_neighbors: bool = True,
+    backend: Any = None,
+    backend_params: dict | None = None,
     random_state: int | np.random.RandomState | None = None,
     n_jobs: int | None = None,
     return_predictions: bool = False,
@@ -411,6 +424,12 @@ def evaluate_models(
         training set's leave-one-out neighbours and the test set's neighbours are each
         searched once, at the largest ``n_neighbors`` of the models, and every model and
         every ``k`` read a prefix.  The results are those of separate searches.
+    backend : str or index object, default=None
+        Replaces every ``backend="exact"`` of the models (a pipeline step's too) for this
+        run: ``"torch"``, say, to run every model and every k on a GPU.  None keeps the
+        models' own backends.
+    backend_params : dict, default=None
+        Parameters of ``backend``.
     random_state : int, RandomState instance or None, default=None
         Seed of the folds when ``cv`` is an int.
     n_jobs : int or None, default=None
@@ -481,8 +500,8 @@ def evaluate_models(
                 )
 
     per_split = Parallel(n_jobs=n_jobs)(
-        delayed(_run_split)(j, models, part, names, need_pred, need_scores, scale, share_neighbors, on_fit,
-                            progress)
+        delayed(_run_split)(j, models, part, names, need_pred, need_scores, scale, share_neighbors,
+                            (backend, backend_params), on_fit, progress)
         for j, part in enumerate(parts)
     )
 
