@@ -1,9 +1,16 @@
-"""BKNN's per-label neighbour search: one global search with masking vs one index per label.
+"""BKNN's per-label neighbour search (masking vs one index per label), and BKNN's figures.
 
 Usage::
 
-    MLNEIGHBORS_DATA=../shared/datasets PYTHONPATH=src python benchmarks/bknn.py [--repeats 3]
-        [--datasets emotions yeast enron corel5k]
+    python benchmarks/bknn.py [--repeats 3] [--datasets emotions yeast enron corel5k]
+    python benchmarks/bknn.py --figures [DATASET ...]    # every shared dataset by default
+
+``--figures`` prints, for BKNN with its defaults on the standard split of every shared
+dataset (10-fold CV where none ships), Hamming loss, macro F1, the ranking average
+precision of ``predict_proba`` and, beside it, that of the prevalence ranking (every row
+ranks labels by their training frequency), the mean predicted and true set sizes.  It uses
+only the public API, so the same command run on an older checkout (``PYTHONPATH=<old>/src``)
+gives the figures before a change.
 
 For each dataset (standard train/test split, b = 5) both designs compute the
 leave-one-out per-label squared distances of the training rows and the per-label
@@ -13,10 +20,10 @@ two results (they must agree up to rounding).  ``--quality`` adds the report's
 figures: Hamming loss, macro precision and label-based MAP on the test split of
 BLDA+BKNN (the paper's method) and BKNN alone.
 
-- ``masked``: ``BKNN(backend="exact")``'s search (one GEMM per query block, the
+- ``masked``: ``LabelRestrictedIndex(ExactIndex())`` (one GEMM per query block, the
   members of every label taken out of it by size class, ``np.partition``);
-- ``per-label``: ``BKNN(backend=ExactIndex())``'s search (an exact index per label,
-  queried for b + 1 neighbours during fit).
+- ``per-label``: ``LabelRestrictedIndex(ShardedIndex(ExactIndex(), 1))`` (an exact index
+  that is not the exact engine: one copy per label, queried for b + 1 neighbours during fit).
 """
 
 from __future__ import annotations
@@ -27,21 +34,14 @@ import time
 import numpy as np
 
 from mlneighbors import load_dataset
-from mlneighbors.bknn import _blocks, _MaskedSearch, _PerLabelSearch
-from mlneighbors.neighbors import ExactIndex
 
 
-def run(search, X_train, X_test) -> tuple[np.ndarray, np.ndarray]:
+def run(index, X_train, X_test) -> tuple[np.ndarray, np.ndarray]:
     n = X_train.shape[0]
     train = np.concatenate(
-        [
-            search.sq_distances(X_train[rows], self_rows=np.arange(n)[rows])
-            for rows in _blocks(n, search.block_size())
-        ]
+        [index.sq_distances(X_train[rows], exclude=np.arange(n)[rows]) for rows in index.row_blocks(n)]
     )
-    test = np.concatenate(
-        [search.sq_distances(X_test[rows]) for rows in _blocks(X_test.shape[0], search.block_size())]
-    )
+    test = np.concatenate([index.sq_distances(X_test[rows]) for rows in index.row_blocks(X_test.shape[0])])
     return train, test
 
 
@@ -98,6 +98,38 @@ def quality(datasets: list[str]) -> None:
                 )
 
 
+def figures(datasets: list[str]) -> None:
+    """BKNN's test figures against the prevalence ranking (public API only)."""
+    import warnings
+
+    from mlneighbors import BKNN
+    from mlneighbors.datasets import get_dataset_spec, list_datasets
+    from mlneighbors.metrics import average_precision, hamming_loss, macro_f1
+    from mlneighbors.model_selection import MultilabelStratifiedKFold
+
+    print(f"{'dataset':14s} {'hamming':>8s} {'macro-F1':>8s} {'AP':>7s} {'AP prev.':>8s} {'|Z|/row':>8s} {'|Y|/row':>8s}")
+    for name in datasets or list_datasets():
+        if "train" in get_dataset_spec(name).splits:
+            tr, te = load_dataset(name, "train"), load_dataset(name, "test")
+            parts = [(tr.X, np.asarray(tr.Y), te.X, np.asarray(te.Y))]
+        else:
+            data = load_dataset(name, "all")
+            Y = np.asarray(data.Y)
+            cv = MultilabelStratifiedKFold(10, shuffle=True, random_state=0)
+            parts = [(data.X[a], Y[a], data.X[b], Y[b]) for a, b in cv.split(None, Y)]
+        rows = []
+        for Xtr, Ytr, Xte, Yte in parts:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                model = BKNN().fit(Xtr, Ytr)
+            Z, S = model.predict(Xte), model.predict_proba(Xte)
+            prevalence = np.broadcast_to(Ytr.mean(axis=0), Yte.shape)
+            rows.append([hamming_loss(Yte, Z), macro_f1(Yte, Z), average_precision(Yte, S),
+                         average_precision(Yte, prevalence), Z.sum(axis=1).mean(), Yte.sum(axis=1).mean()])
+        h, f, ap, prev, z, y = np.mean(rows, axis=0)
+        print(f"{name:14s} {h:8.4f} {f:8.4f} {ap:7.4f} {prev:8.4f} {z:8.2f} {y:8.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
@@ -105,7 +137,12 @@ def main() -> None:
     parser.add_argument("--datasets", nargs="+", default=["emotions", "yeast", "enron", "corel5k"])
     parser.add_argument("--quality", nargs="*", metavar="DATASET",
                         help="also print BKNN's and BLDA+BKNN's test metrics (default: emotions yeast)")
+    parser.add_argument("--figures", nargs="*", metavar="DATASET",
+                        help="only BKNN's figures against the prevalence ranking (default: every shared dataset)")
     args = parser.parse_args()
+    if args.figures is not None:
+        figures(args.figures)
+        return
     print(
         f"{'dataset':10s} {'n_train':>7s} {'d':>5s} {'L':>4s} {'masked':>9s} {'per-label':>10s}"
         f" {'ratio':>6s}  max rel diff"
@@ -115,11 +152,13 @@ def main() -> None:
         Y = np.asarray(tr.Y, dtype=np.int8)
         b = args.b
 
+        from mlneighbors.neighbors import ExactIndex, LabelRestrictedIndex, ShardedIndex
+
         def masked():
-            return run(_MaskedSearch(tr.X, Y, b, "euclidean"), tr.X, te.X)
+            return run(LabelRestrictedIndex(ExactIndex(), b).build(tr.X, Y), tr.X, te.X)
 
         def per_label():
-            return run(_PerLabelSearch(lambda: ExactIndex(), tr.X, Y, b), tr.X, te.X)
+            return run(LabelRestrictedIndex(ShardedIndex(ExactIndex(), 1), b).build(tr.X, Y), tr.X, te.X)
 
         (t_m, t_p), ((a_train, a_test), (b_train, b_test)) = interleaved([masked, per_label], args.repeats)
         diff = max(max_diff(a_train, b_train), max_diff(a_test, b_test))

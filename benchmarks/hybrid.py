@@ -14,14 +14,14 @@ at most 50 components):
   queries as a fraction of the training set;
 - ``recall``: mean fraction of the exact k nearest neighbours (cosine, same projected
   space, ``ExactIndex``) that the candidate search returns; ``overlap``: the same
-  against the exact neighbours in the full feature space (``exact_search=True``, the
+  against the exact neighbours in the full feature space (``backend="exact"``, the
   paper's "Regression" column);
 - times (best of ``--repeats``, interleaved, test queries, in one run): the candidate
   search (``kneighbors``), exact cosine search in the projected space (``ExactIndex``),
-  and exact cosine search in the feature space (``exact_search=True``).
+  and exact cosine search in the feature space (``backend="exact"``).
 
 A second table gives the Hamming loss at the paper's k values (Tables 1-2): ML-kNN,
-"Regression" (``exact_search=True``) and "Combined" (``HybridKNN``); the paper used an
+"Regression" (``backend="exact"``) and "Combined" (``HybridKNN``); the paper used an
 unstated protocol (KEEL data), here the standard split.
 """
 
@@ -78,7 +78,7 @@ def search_table(datasets, k, repeats):
         for scaled in (False, True):
             X, Y, Q, _ = splits(name, scaled)
             model = HybridKNN(n_neighbors=k).fit(X, Y)
-            full = HybridKNN(n_neighbors=k, exact_search=True).fit(X, Y)
+            full = HybridKNN(n_neighbors=k, backend="exact").fit(X, Y)
             W = model.components_.T
             Z, Zq = (X - model.mean_) @ W, (Q - model.mean_) @ W
             index = ExactIndex(metric="cosine").build(Z)
@@ -103,7 +103,7 @@ def hamming_table(datasets):
             for k in PAPER_K.get(name, [10]):
                 rows["ML-kNN"].append(hamming_loss(Yq, MLkNN(n_neighbors=k).fit(X, Y).predict(Q)))
                 rows["Regression"].append(
-                    hamming_loss(Yq, HybridKNN(n_neighbors=k, exact_search=True).fit(X, Y).predict(Q))
+                    hamming_loss(Yq, HybridKNN(n_neighbors=k, backend="exact").fit(X, Y).predict(Q))
                 )
                 rows["Combined"].append(hamming_loss(Yq, HybridKNN(n_neighbors=k).fit(X, Y).predict(Q)))
             ks = " ".join(f"{'k=' + str(k):>7s}" for k in PAPER_K.get(name, [10]))

@@ -75,12 +75,24 @@ def balanced_scores(sq_dist: np.ndarray, sigma: float) -> np.ndarray:
 def learn_thresholds(
     scores: np.ndarray, Y: np.ndarray, alpha: float = 0.5
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per-label thresholds maximising F-alpha on training scores (BKNN's adaptive boundary).
+    """Per-label thresholds maximising F-alpha on training scores (BKNN's adaptive boundary),
+    among the thresholds that do better than chance.
 
     For label ``l`` and threshold ``h`` the rows with ``scores[:, l] > h`` are predicted;
     ``F_alpha = 1 / (alpha / P + (1 - alpha) / R) = TP / (alpha (TP + FP) + (1 - alpha) n_pos)``
     (0 when TP = 0).  Only the cuts between distinct score values change the prediction,
     so every column is sorted once (O(n log n)) and F is evaluated at each distinct value.
+
+    **Better than chance.**  A threshold is admissible only if the rows it predicts carry
+    the label more often than the training rows do (precision above the label's frequency
+    ``n_pos / n``); predicting every row (precision equal to the frequency) is admissible
+    only for a label carried by at least half of the training rows.  When no threshold is
+    admissible the scores hold no evidence for the label and it is decided by its prior:
+    never predicted (its frequency is below one half).  Without this rule a label with a
+    handful of members, whose leave-one-out scores are at the bottom (a single member has
+    no other member to be near: ``f = -1``), is best served by F when predicting *every*
+    row (TP > 0, so F > 0), and would be predicted on every query: 20 of the 45 labels of
+    ``medical``, Hamming loss 0.50 instead of 0.06 (``benchmarks/bknn.py --figures``).
 
     Parameters
     ----------
@@ -96,11 +108,12 @@ def learn_thresholds(
         The midpoint between the lowest predicted score and the highest unpredicted one
         (the widest margin on both sides; when the two are adjacent floats, the lower).
         Ties in F: the highest threshold (fewest predicted rows).  When predicting every
-        row is best, ``min(-2, lowest score - 1)``: below every training score and, for
-        BKNN's scores (``f >= -1``), below every possible score, so the label is always
-        predicted.  A label with no positive row gets ``+inf`` (never predicted).
+        row is best (and admissible), ``min(-2, lowest score - 1)``: below every training
+        score and, for BKNN's scores (``f >= -1``), below every possible score, so the label
+        is always predicted.  A label with no admissible threshold (no positive row
+        included) gets ``+inf``: never predicted.
     fscores : ndarray of shape (n_labels,)
-        The maximal F-alpha on the training scores (0 for a label with no positive row).
+        The F-alpha of the chosen threshold on the training scores (0 when ``+inf``).
 
     Examples
     --------
@@ -122,10 +135,14 @@ def learn_thresholds(
     n_pred = np.arange(1, n + 1, dtype=np.float64)[:, None]
     with np.errstate(invalid="ignore", divide="ignore"):
         F = tp / (alpha * n_pred + (1.0 - alpha) * n_pos)
-    # a cut is possible only after the last row of a run of equal scores
+    # a cut is possible only after the last row of a run of equal scores, and it must
+    # select positives more precisely than their frequency: tp / n_pred > n_pos / n, in
+    # integers; predicting every row only for a label at least half the rows carry
     last_of_run = np.ones((n, n_labels), dtype=bool)
     last_of_run[:-1] = s[1:] != s[:-1]
-    F = np.where(last_of_run, F, -np.inf)
+    better = tp * n > n_pos[None, :] * np.arange(1, n + 1, dtype=np.int64)[:, None]
+    better[n - 1] = 2 * n_pos >= n
+    F = np.where(last_of_run & better, F, -np.inf)
     j = np.argmax(F, axis=0)  # the first maximum: the highest threshold
     best = F[j, cols]
     above = s[j, cols]
@@ -134,9 +151,9 @@ def learn_thresholds(
     h = np.where((h > below) & (h < above), h, below)
     everything = j == n - 1
     h[everything] = np.minimum(_PREDICT_ALL, s[n - 1, everything] - 1.0)
-    empty = n_pos == 0
-    h[empty] = np.inf
-    best[empty] = 0.0
+    never = np.isneginf(best)  # no admissible threshold (a label without members included)
+    h[never] = np.inf
+    best[never] = 0.0
     return h, best
 
 
@@ -181,8 +198,10 @@ class BKNN(KNeighborsMultilabelBase):
     sigma_ : float
         The bandwidth used.
     thresholds_ : ndarray of shape (n_labels,)
-        ``h_l``; ``-2`` for a label best predicted always, ``+inf`` for a label without
-        training members (never predicted).  See :func:`learn_thresholds`.
+        ``h_l``; ``-2`` for a label best predicted always, ``+inf`` for a label never
+        predicted (no training members, or no threshold better than chance on the
+        leave-one-out scores and fewer than half the rows carry it).  See
+        :func:`learn_thresholds`.
     train_fscores_ : ndarray of shape (n_labels,)
         The F-alpha each threshold reaches on the leave-one-out training scores.
     n_labels_ : int
@@ -211,15 +230,20 @@ class BKNN(KNeighborsMultilabelBase):
     label gets ``f = 0``.  Thresholds are midpoints between consecutive distinct training
     scores; ties in F go to the higher threshold; see :func:`learn_thresholds`.
 
-    *Scores.*  ``decision_function`` returns the margin ``f - h`` (scikit-learn's
-    multilabel contract: positive exactly where predicted; ``f`` is the margin plus
-    ``thresholds_``).  ``predict_proba`` maps the margin ``m`` to
-    ``0.5 + 0.5 m / (1 + |m|)``: strictly increasing (no saturation: a logistic rounds
-    every margin above 37 to 1.0, which ties the top of a ranking when there are many
-    labels), above 0.5 exactly when the label is predicted, 0 for a label without
-    members.  For a 1-D target (classes) the classes are labels, ``predict`` returns the
-    class of largest ``f`` (largest similarity mass, the balanced vote; ties: the first
-    class) and ``predict_proba`` ``s_l / sum s``; the thresholds are then not used.
+    *Scores.*  ``predict_proba`` is ``(f_l + 1) / L = s_l / sum_m s_m``, the query's share
+    of similarity mass held by label ``l``: a strictly increasing map of ``f`` that is the
+    same for every label, so scores compare across labels and rank them as ``f`` does (a
+    map of the margin ``f - h`` would shift each label by its own threshold and rank worse
+    than the labels' training frequencies on most data).  Its values lie in [0, 1] and sum
+    to 1 over the labels; 0 for a label without members.  A predicted label is one with
+    ``f > h``, not one scoring above 0.5.  ``decision_function`` returns the margin ``f - h``
+    (scikit-learn's multilabel contract: positive exactly where predicted).  For a 1-D
+    target (classes) the classes are labels, ``predict`` returns the class of largest ``f``
+    (the balanced vote; ties: the first class) and ``predict_proba`` the same shares; the
+    thresholds are then not used.
+
+    *Thresholds.*  Rare labels: a threshold must do better than chance on the
+    leave-one-out scores, else the label follows its prior (see :func:`learn_thresholds`).
 
     References
     ----------
@@ -342,14 +366,10 @@ class BKNN(KNeighborsMultilabelBase):
 
     def _scores_and_decisions(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         f = self._decision_scores(X)
+        shares = (f + 1.0) / f.shape[1]
         if not self._multilabel:
-            return (f + 1.0) / f.shape[1], np.zeros(f.shape, dtype=bool)
-        margin = f - self.thresholds_
-        never = np.isposinf(self.thresholds_)
-        margin[:, never] = 0.0
-        proba = 0.5 + 0.5 * margin / (1.0 + np.abs(margin))
-        proba[:, never] = 0.0
-        return proba, margin > 0
+            return shares, np.zeros(f.shape, dtype=bool)
+        return shares, f > self.thresholds_
 
     def predict(self, X: Any) -> np.ndarray:
         """Predicted label indicator (n_samples, n_labels): ``f > thresholds_``; for a 1-D
@@ -357,10 +377,10 @@ class BKNN(KNeighborsMultilabelBase):
         return super().predict(X)
 
     def predict_proba(self, X: Any) -> np.ndarray:
-        """Scores in [0, 1] of shape (n_samples, n_labels), increasing in ``f``:
-        ``0.5 + 0.5 m / (1 + |m|)`` with ``m = f - thresholds_`` (above 0.5 exactly when the
-        label is predicted; 0 for a label without training members).  For a 1-D target,
-        ``s_l / sum s`` of shape (n_samples, n_classes)."""
+        """Scores of shape (n_samples, n_labels): ``(f + 1) / n_labels = s_l / sum s``, the
+        share of the query's similarity mass held by each label (in [0, 1], summing to 1,
+        comparable across labels; 0 for a label without training members).  For a 1-D
+        target the same shares, one per class."""
         return super().predict_proba(X)
 
 

@@ -31,10 +31,8 @@ def fit_quiet(model, X, Y):
 
 
 def scores_f(model, Q):
-    """The balanced scores f (decision_function is the margin f - h); -1 where h = +inf."""
-    margin = model.decision_function(Q)
-    h = model.thresholds_
-    return np.where(np.isposinf(h), -1.0, margin + np.where(np.isposinf(h), 0.0, h))
+    """The balanced scores f: predict_proba is (f + 1) / n_labels."""
+    return model.predict_proba(Q) * model.n_labels_ - 1.0
 
 
 def test_hand_computed_case():
@@ -183,18 +181,19 @@ def test_balanced_scores_without_any_neighbour():
 # -- outputs and the contract --------------------------------------------------------------
 
 
-def test_predict_proba_is_a_monotone_map_of_the_margin(corner):
+def test_predict_proba_is_the_share_of_similarity_mass(corner):
     X, Y, Q = corner
     model = fit_quiet(BKNN(n_per_label=3), X, Y)
     margin = model.decision_function(Q)
     proba = model.predict_proba(Q)
     pred = model.predict(Q)
     assert ((proba >= 0) & (proba <= 1)).all()
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)  # shares of the similarity mass
     np.testing.assert_array_equal(pred, (margin > 0).astype(int))
-    np.testing.assert_array_equal(proba > 0.5, margin > 0)
-    for label in range(Y.shape[1]):
-        order = np.argsort(margin[:, label], kind="stable")
-        assert (np.diff(proba[order, label]) >= 0).all()
+    # one map for every label: the scores rank labels as f does, the margins shifted back
+    finite = np.isfinite(model.thresholds_)
+    f = margin[:, finite] + model.thresholds_[finite]
+    np.testing.assert_allclose(proba[:, finite], (f + 1) / Y.shape[1], rtol=1e-12, atol=1e-15)
 
 
 def test_labels_with_few_or_no_members(corner):
@@ -205,9 +204,24 @@ def test_labels_with_few_or_no_members(corner):
     assert (model.predict(Q)[:, 0] == 0).all() and (model.predict_proba(Q)[:, 0] == 0).all()
     np.testing.assert_allclose(scores_f(model, Q)[:, 0], -1.0)
     # label 2 has 2 members (< b): its score uses both, and is finite
-    assert np.isfinite(model.decision_function(Q)[:, 2]).all()
+    assert (scores_f(model, Q)[:, 2] > -1).all()
     # label 1 is carried by every row: always predicted
     assert model.thresholds_[1] == -2.0 and (model.predict(Q)[:, 1] == 1).all()
+
+
+def test_a_label_with_one_member_is_not_predicted_on_every_row(rng):
+    # the member's leave-one-out score is -1 (no other member): "predict every row" is the
+    # only threshold with a true positive, and it is no better than chance
+    X = rng.normal(size=(60, 3))
+    Y = (X[:, :2] > 0).astype(int)
+    Y = np.column_stack([Y, np.zeros(60, dtype=int)])
+    Y[17, 2] = 1
+    model = BKNN(n_per_label=5).fit(X, Y)
+    Q = rng.normal(size=(30, 3))
+    assert model.thresholds_[2] == np.inf
+    assert model.predict(Q)[:, 2].sum() == 0
+    assert model.predict(X[17:18])[0, 2] == 0  # not even on the member itself
+    assert model.predict(Q)[:, :2].sum() > 0
 
 
 def test_permuting_labels_permutes_outputs(corner):
@@ -284,3 +298,20 @@ def test_bad_data(corner):
     bad_q[1, 1] = np.inf
     with pytest.raises(ValueError, match="infinity|inf"):
         model.predict(bad_q)
+
+
+#: the shared sets where BKNN's scores ranked above the labels' training frequencies before
+#: the scores became shares of f (and medical, where they ranked far below)
+RANKS_ABOVE_PREVALENCE = ["bibtex", "emotions", "genbase", "scene", "yeast", "ohsumed", "medical"]
+
+
+@pytest.mark.parametrize("name", RANKS_ABOVE_PREVALENCE)
+def test_ranking_beats_the_prevalence_ranking_on_shared_data(shared_data, name):
+    from mlneighbors.datasets import load_dataset
+    from mlneighbors.metrics import average_precision
+
+    train, test = load_dataset(name, "train"), load_dataset(name, "test")
+    Y, Yt = np.asarray(train.Y), np.asarray(test.Y)
+    model = fit_quiet(BKNN(), train.X, Y)
+    prevalence = np.broadcast_to(Y.mean(axis=0), Yt.shape)
+    assert average_precision(Yt, model.predict_proba(test.X)) > average_precision(Yt, prevalence)

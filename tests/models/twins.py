@@ -339,9 +339,21 @@ def f_alpha(scores, y, h, alpha):
     return 1.0 / (alpha / precision + (1 - alpha) / recall)
 
 
+def better_than_chance(scores, y, h):
+    """Whether predicting ``scores > h`` selects the label more often than its frequency
+    (predicting every row: only for a label at least half the rows carry)."""
+    n, n_pos = len(y), sum(1 for t in y if t)
+    chosen = [t for s, t in zip(scores, y) if s > h]
+    if len(chosen) == n:
+        return 2 * n_pos >= n
+    return len(chosen) > 0 and Fraction(sum(chosen), len(chosen)) > Fraction(n_pos, n)
+
+
 def best_f_brute(scores, y, alpha):
-    """The largest F_alpha over every candidate threshold: each distinct score and -inf."""
-    return max(f_alpha(scores, y, h, alpha) for h in [-math.inf] + sorted(set(scores)))
+    """The largest F_alpha over every admissible threshold (each distinct score and -inf);
+    0 when none is admissible."""
+    candidates = [-math.inf] + sorted(set(scores))
+    return max([f_alpha(scores, y, h, alpha) for h in candidates if better_than_chance(scores, y, h)], default=0.0)
 
 
 # -- BLDA ---------------------------------------------------------------------------------
