@@ -20,6 +20,10 @@ at most 50 components):
   search (``kneighbors``), exact cosine search in the projected space (``ExactIndex``),
   and exact cosine search in the feature space (``backend="exact"``).
 
+``--fit DATASET ...`` prints only HybridKNN's fit time and the peak memory its fit allocates
+(``tracemalloc``) on each dataset's training split; run it on an older checkout
+(``PYTHONPATH=<old>/src``) for the figures before a change.
+
 A second table gives the Hamming loss at the paper's k values (Tables 1-2): ML-kNN,
 "Regression" (``backend="exact"``) and "Combined" (``HybridKNN``); the paper used an
 unstated protocol (KEEL data), here the standard split.
@@ -112,13 +116,35 @@ def hamming_table(datasets):
                 print(f"  {method:12s}" + " ".join(f"{v:7.4f}" for v in values))
 
 
+def fit_cost(datasets) -> None:
+    import tracemalloc
+    import warnings
+
+    for name in datasets:
+        tr = load_dataset(name, "train")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tracemalloc.start()
+            t0 = time.perf_counter()
+            model = HybridKNN().fit(tr.X, tr.Y)
+            seconds = time.perf_counter() - t0
+            peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+        print(f"{name:10s} {tr.X.shape[0]:6d} x {tr.X.shape[1]:6d} {'sparse' if sp.issparse(tr.X) else 'dense':6s} "
+              f"fit {seconds:7.2f} s  peak {peak / 2**20:7.1f} MiB  components {model.n_components_}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--fit", nargs="+", metavar="DATASET", help="only the fit cost on these datasets")
     parser.add_argument("--datasets", nargs="+", default=["emotions", "yeast"])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--k", type=int, default=10)
     parser.add_argument("--no-hamming", action="store_true")
     args = parser.parse_args()
+    if args.fit:
+        fit_cost(args.fit)
+        return
     search_table(args.datasets, args.k, args.repeats)
     if not args.no_hamming:
         hamming_table(args.datasets)

@@ -58,3 +58,45 @@ def test_k_above_the_candidates_is_refused(rng):
     index = PCAWindowIndex(n_candidates=5).build(rng.normal(size=(20, 4)))
     with pytest.raises(ValueError, match="k=6 is larger than n_candidates=5"):
         index.query(rng.normal(size=(2, 4)), 6)
+
+
+def _text_like(rng, n=300, d=3000, nnz=25):
+    rows = np.repeat(np.arange(n), nnz)
+    cols = rng.integers(0, d, size=n * nnz)
+    import scipy.sparse as sp
+
+    return sp.csr_matrix((np.ones(n * nnz), (rows, cols)), shape=(n, d))
+
+
+def test_few_components_of_many_are_computed_alone_and_agree_with_the_full_decomposition(rng):
+    from sklearn.decomposition import PCA
+
+    X = rng.normal(size=(400, 120)) @ rng.normal(size=(120, 260))  # 4 * 50 < min(n, d)
+    index = PCAWindowIndex(n_components=0.9).build(X)
+    full = PCA(n_components=None, svd_solver="full").fit(X)
+    c = index.n_components_
+    assert c == min(50, np.searchsorted(np.cumsum(full.explained_variance_ratio_), 0.9, side="right") + 1)
+    np.testing.assert_allclose(index.explained_variance_ratio_, full.explained_variance_ratio_[:c], rtol=1e-6)
+    np.testing.assert_allclose(np.abs(index.components_), np.abs(full.components_[:c]), atol=1e-6)
+
+
+def test_sparse_high_dimensional_fit_costs_about_one_arpack_pca(rng):
+    """The decomposition is decided before it runs: the fit costs about what
+    PCA(50, svd_solver="arpack") costs, not a (d x d) covariance (a ratio, not seconds)."""
+    import time
+
+    from sklearn.decomposition import PCA
+
+    X = _text_like(rng)
+
+    def best(fn, repeat=3):
+        times = []
+        for _ in range(repeat):
+            t = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t)
+        return min(times)
+
+    t_arpack = best(lambda: PCA(50, svd_solver="arpack", random_state=0).fit(X))
+    t_index = best(lambda: PCAWindowIndex().build(X))
+    assert t_index < 3 * t_arpack + 0.05, (t_index, t_arpack)

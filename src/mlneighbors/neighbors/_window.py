@@ -76,6 +76,35 @@ def window_starts(sorted_coords: np.ndarray, x: np.ndarray, width: int) -> np.nd
         hi = np.where(active & ~move, mid, hi)
 
 
+def _fit_pca(X: Matrix, n_components: int | float | None) -> PCA:
+    """A PCA holding at least the components the index keeps, the number decided before the
+    decomposition.
+
+    At most ``wanted`` components are kept (``n_components`` when an int, the cap of 50 for
+    a variance fraction, all of them for None).  When that is a small part of the problem
+    (``wanted < min(n, d) / 4``), ARPACK computes just those (scikit-learn's ``arpack``
+    solver: sparse data are centred implicitly, never densified; its
+    ``explained_variance_ratio_`` is relative to the total variance, so the fraction rule
+    reads the same numbers).  A small problem gets the full decomposition as before (dense:
+    an SVD; sparse: the covariance when ``d <= n``, else the few dense rows).
+    """
+    n, d = X.shape
+    m = min(n, d)
+    if n_components is None:
+        wanted = m
+    elif isinstance(n_components, Integral):
+        wanted = int(n_components)
+    else:
+        wanted = min(MAX_COMPONENTS, m)
+    if 4 * wanted < m:
+        return PCA(n_components=wanted, svd_solver="arpack", random_state=0).fit(X)
+    if not sp.issparse(X):
+        return PCA(n_components=None, svd_solver="full").fit(X)
+    if d <= n:
+        return PCA(n_components=None, svd_solver="covariance_eigh").fit(X)
+    return PCA(n_components=None, svd_solver="full").fit(X.toarray())  # n = m <= 4 * wanted rows
+
+
 class PCAWindowIndex(BaseIndex):
     """Candidates along principal components, then the cosine top-k among them.
 
@@ -86,7 +115,8 @@ class PCAWindowIndex(BaseIndex):
     n_components : int, float or None, default=0.95
         Kept principal components.  A float in (0, 1): the fewest components explaining
         more than that fraction of the variance (scikit-learn's rule), at most 50; an int:
-        that many (at most ``min(n_samples, n_features)``); None: all.
+        that many (at most ``min(n_samples, n_features)``); None: all.  Only the components
+        that can be kept are computed (ARPACK when they are few; see Notes).
     n_candidates : int, default=80
         Candidates per component (the paper's ``L``); values above the number of indexed
         rows mean all of them.  ``query`` takes ``k <= n_candidates``.
@@ -109,6 +139,12 @@ class PCAWindowIndex(BaseIndex):
     row at the mean has similarity 0 to everything, the exact engine's convention).  With
     ``n_candidates >= n_samples`` the neighbours are those of ``ExactIndex(metric="cosine")``
     on the projected data (distances equal up to the rounding of the dot products).
+
+    *The decomposition.*  At most 50 components (or the int asked for) are ever kept, so
+    only those are computed when they are few against ``min(n, d)``: scikit-learn's ARPACK
+    solver, on sparse data without densifying it or forming the covariance (a 12,689-feature
+    text set took 324 s and 6.5 GB with the full covariance, 2.7 s this way).  The
+    components agree with the full decomposition's to rounding (``1e-6`` is tested).
 
     The work per query: ``searchsorted`` and a binary search per component, removing the
     duplicates among the candidates (a membership mask, or a sort when the indexed set is
@@ -153,8 +189,7 @@ class PCAWindowIndex(BaseIndex):
                 f"n_components={self.n_components} must be at most min(n_samples, "
                 f"n_features) = {min(n, d)}"
             )
-        solver = "covariance_eigh" if sp.issparse(X) else "full"
-        pca = PCA(n_components=None, svd_solver=solver).fit(X)
+        pca = _fit_pca(X, self.n_components)
         ratio = pca.explained_variance_ratio_
         if self.n_components is None:
             c = len(ratio)
