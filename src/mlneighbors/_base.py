@@ -108,7 +108,10 @@ class KNeighborsMultilabelBase(MultiOutputMixin, ClassifierMixin, BaseEstimator)
         self.n_neighbors_ = min(k, limit)
 
     def _validate_training_data(self, X: Any, y: Any) -> tuple[Any, np.ndarray]:
+        from .neighbors import check_scale
+
         X, Y, classes, y_dtype = validate_training_data(self, X, y)
+        check_scale(X, "X")  # every model's search, whatever the backend
         self._multilabel = classes is None
         if self._multilabel:
             self._y_dtype = y_dtype
@@ -164,8 +167,12 @@ class KNeighborsMultilabelBase(MultiOutputMixin, ClassifierMixin, BaseEstimator)
     # -- neighbours ----------------------------------------------------------------------
 
     def _validate_queries(self, X: Any) -> Any:
+        from .neighbors import check_scale
+
         check_is_fitted(self, "_fit_X")
-        return validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        check_scale(X, "X")
+        return X
 
     def _check_k(self, n_neighbors: Any, loo: bool) -> int:
         if n_neighbors is None:
@@ -183,12 +190,13 @@ class KNeighborsMultilabelBase(MultiOutputMixin, ClassifierMixin, BaseEstimator)
 
     def _query(self, X: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
         """(dist, idx) of validated queries ``X`` (None: leave-one-out on the training rows)."""
-        from .neighbors import loo_kneighbors
+        from .neighbors import check_result, loo_kneighbors
 
         index = self._get_index()
         if X is None:
             return loo_kneighbors(index, self._fit_X, k)
-        return index.query(X, k)
+        dist, idx = index.query(X, k)
+        return check_result(dist, idx, X.shape[0], k, self._fit_X.shape[0], self.backend)
 
     def kneighbors(self, X: Any = None, n_neighbors: int | None = None, return_distance: bool = True) -> Any:
         """The neighbours the model uses, as scikit-learn's ``kneighbors``.

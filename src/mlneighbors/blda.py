@@ -132,6 +132,12 @@ class BLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                 f"BLDA needs at least two labels with a positive example, got {n_eff}: "
                 "S_b has rank n_labels - 1"
             )
+        distinct = np.unique(Y.T.astype(bool), axis=0).shape[0]
+        if distinct < 2:
+            raise ValueError(
+                "BLDA needs at least two labels with different members: every label with a positive "
+                "example is carried by the same rows (S_b = 0, no direction separates them)"
+            )
         Z, basis, self.rank_ = _span_coordinates(X)
         if self.rank_ == 0:
             raise ValueError("the training data are constant (rank 0): nothing to project")
@@ -195,7 +201,10 @@ class BLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def _validate_training_data(self, X: Any, y: Any) -> tuple[Any, np.ndarray]:
         """Features and a binary (n, n_labels) target, 1-D classes binarised (as the
         classifiers of the package do, so a Pipeline sees the same labels)."""
+        from .neighbors import check_scale
+
         X, Y, classes, y_dtype = validate_training_data(self, X, y)
+        check_scale(X, "X")
         self.classes_ = target_classes(classes, y_dtype, Y.shape[1])
         self.n_labels_ = Y.shape[1]
         return X, Y

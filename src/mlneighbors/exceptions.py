@@ -15,7 +15,9 @@ from __future__ import annotations
 
 __all__ = [
     "ArffFormatError",
+    "BackendError",
     "ChecksumError",
+    "DataScaleWarning",
     "DatasetError",
     "DatasetNotFoundError",
     "LabelWarning",
@@ -29,6 +31,16 @@ class LabelWarning(UserWarning):
 
 class NeighborsWarning(UserWarning):
     """``n_neighbors`` was clipped to the neighbours the training set has."""
+
+
+class DataScaleWarning(UserWarning):
+    """The features are so small that squared distances underflow: neighbours tie at 0."""
+
+
+class BackendError(ValueError):
+    """A neighbour backend returned something the index protocol does not allow
+    (row numbers outside the indexed rows, -1 padding, NaN or unordered distances, a
+    wrong shape); the message names the backend."""
 
 
 class DatasetError(ValueError):

@@ -5,9 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
-from mlneighbors import BRkNN, DMLkNN, LAMLkNN, LPkNN, MLkNN
+from mlneighbors import BKNN, BLDA, BRkNN, DMLkNN, HybridKNN, LAMLkNN, LPkNN, MLkNN
+from mlneighbors.exceptions import BackendError, DataScaleWarning
 
 MAKERS = [MLkNN, BRkNN, LPkNN, DMLkNN, LAMLkNN]
 
@@ -150,3 +152,79 @@ def test_a_label_nobody_has_warns(data):
     Y[:, 2] = 0
     with pytest.warns(UserWarning, match="1 label\\(s\\) have no positive training example \\(columns \\[2\\]\\)"):
         MLkNN(3).fit(X, Y)
+
+
+# -- one validation for every model's search (issue: sound on data nobody tuned) ----------
+
+
+EVERY_MODEL = [MLkNN(3), BRkNN(3), LPkNN(3), DMLkNN(3), LAMLkNN(3, n_clusters=2, random_state=0), BKNN(3),
+               HybridKNN(3, n_candidates=10), HybridKNN(3, backend="exact")]
+
+
+def _small(rng):
+    X = rng.normal(size=(40, 4))
+    Y = (rng.random((40, 3)) < 0.5).astype(int)
+    return X, Y, rng.normal(size=(6, 4))
+
+
+@pytest.mark.parametrize("model", EVERY_MODEL, ids=repr)
+def test_values_whose_squares_overflow_are_refused(model, rng):
+    X, Y, Q = _small(rng)
+    with pytest.raises(ValueError, match=r"magnitude above 2\*\*500"):
+        clone(model).fit(X * 1e200, Y)
+    fitted = clone(model).fit(X, Y)
+    with pytest.raises(ValueError, match=r"magnitude above 2\*\*500"):
+        fitted.predict(Q * 1e200)
+
+
+@pytest.mark.parametrize("model", EVERY_MODEL, ids=repr)
+def test_values_whose_squares_underflow_are_warned_about(model, rng):
+    X, Y, _ = _small(rng)
+    with pytest.warns(DataScaleWarning, match="underflow.*rescale"):
+        clone(model).fit(X * 1e-170, Y)
+
+
+class _Broken:
+    """An index returning what the protocol forbids: ``bad`` says what."""
+
+    exact = True
+    metric = "euclidean"
+
+    def __init__(self, bad):
+        self.bad = bad
+
+    def build(self, X):
+        self.n = X.shape[0]
+        return self
+
+    def query(self, Q, k):
+        n_q = Q.shape[0]
+        idx = np.tile(np.arange(k), (n_q, 1))
+        dist = np.tile(np.arange(k, dtype=float), (n_q, 1))
+        if self.bad == "minus one":
+            idx[:, -1] = -1
+        elif self.bad == "n":
+            idx[:, -1] = self.n
+        elif self.bad == "columns":
+            idx, dist = idx[:, :-1], dist[:, :-1]
+        elif self.bad == "nan":
+            dist[:, 0] = np.nan
+        elif self.bad == "order":
+            dist = dist[:, ::-1].copy()
+        return dist, idx
+
+
+@pytest.mark.parametrize("bad, match", [("minus one", "row number -1"), ("n", r"row number \d+, outside the \d+ indexed rows"),
+                                        ("columns", "shape"), ("nan", "non-finite"), ("order", "ascending")])
+@pytest.mark.parametrize("make", [lambda b: MLkNN(3, backend=b), lambda b: BRkNN(3, backend=b), lambda b: BKNN(3, backend=b)],
+                         ids=["mlknn (leave-one-out)", "brknn (queries)", "bknn (per label)"])
+def test_a_backend_breaking_the_protocol_is_named(make, bad, match, rng):
+    X, Y, Q = _small(rng)
+    with pytest.raises(BackendError, match=f"backend _Broken .*{match}"):
+        make(_Broken(bad)).fit(X, Y).predict(Q)
+
+
+def test_blda_refuses_labels_that_all_have_the_same_members(rng):
+    X = rng.normal(size=(20, 3))
+    with pytest.raises(ValueError, match="same rows .*S_b = 0"):
+        BLDA().fit(X, np.ones((20, 3), dtype=int))

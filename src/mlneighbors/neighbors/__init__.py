@@ -37,8 +37,9 @@ rule makes the order total), so a sweep over k searches once:
 """
 
 from ._approximate import FaissHNSWIndex, FaissIVFIndex, HnswlibIndex, PyNNDescentIndex
-from ._base import METRICS, BaseIndex, NeighborIndex
+from ._base import METRICS, BaseIndex, NeighborIndex, check_result
 from ._cache import NeighborCache
+from ._distance import check_scale
 from ._exact import ExactIndex
 from ._labels import LabelRestrictedIndex
 from ._loo import drop_self, loo_kneighbors
@@ -60,6 +61,8 @@ __all__ = [
     "PCAWindowIndex",
     "PyNNDescentIndex",
     "ShardedIndex",
+    "check_result",
+    "check_scale",
     "drop_self",
     "get_index",
     "loo_kneighbors",

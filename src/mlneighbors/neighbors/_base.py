@@ -14,6 +14,8 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_array
 
+from ._distance import check_scale
+
 __all__ = ["METRICS", "BaseIndex", "NeighborIndex"]
 
 #: Every metric some backend understands.  ``euclidean`` and ``cosine`` are first class
@@ -59,7 +61,42 @@ def check_data(X: Any, *, name: str) -> np.ndarray | sp.csr_matrix:
         if not X.has_canonical_format:
             X = X.copy()
             X.sum_duplicates()
+    check_scale(X, name)
     return X
+
+
+def check_result(dist: Any, idx: Any, n_queries: int, k: int, n_indexed: int, backend: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Check a search result against the index protocol before anything uses it.
+
+    ``(dist, idx)`` must have shape ``(n_queries, k)``, integer row numbers in
+    ``0 .. n_indexed - 1`` (no ``-1`` padding), finite distances in ascending order along
+    each row.  Returns them as float64 and intp; raises
+    :class:`~mlneighbors.exceptions.BackendError` naming ``backend`` otherwise (a bad row
+    number would make the label counts read memory outside the labels).
+    """
+    from ..exceptions import BackendError
+
+    label = backend if isinstance(backend, str) else type(backend).__name__
+    dist, idx = np.asarray(dist), np.asarray(idx)
+    if dist.shape != (n_queries, k) or idx.shape != (n_queries, k):
+        raise BackendError(
+            f"backend {label} returned distances of shape {dist.shape} and row numbers of shape {idx.shape} "
+            f"for {n_queries} queries and k={k}; expected {(n_queries, k)} for both"
+        )
+    if idx.dtype.kind not in "iu":
+        raise BackendError(f"backend {label} returned row numbers of dtype {idx.dtype}; expected integers")
+    if idx.size and (idx.min() < 0 or idx.max() >= n_indexed):
+        bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
+        raise BackendError(
+            f"backend {label} returned row number {bad}, outside the {n_indexed} indexed rows "
+            "(-1 padding or a wrong offset); the protocol allows 0 .. n - 1 only"
+        )
+    dist = dist.astype(np.float64, copy=False)
+    if not np.isfinite(dist).all():
+        raise BackendError(f"backend {label} returned non-finite distances (NaN or infinity)")
+    if k > 1 and (dist[:, 1:] < dist[:, :-1]).any():
+        raise BackendError(f"backend {label} returned distances that are not in ascending order")
+    return dist, idx.astype(np.intp, copy=False)
 
 
 def check_k(k: Any, n_indexed: int, *, name: str = "k") -> int:

@@ -60,7 +60,6 @@ class Reference:
     def __init__(self, X: Matrix, metric: str) -> None:
         self.metric = metric
         self.sparse = sp.issparse(X)
-        _check_magnitude(X, "X")
         self.X = normalize_rows(X) if metric == "cosine" else X
         self.n_samples, self.n_features = X.shape
         if self.sparse:
@@ -72,7 +71,6 @@ class Reference:
             Q = sp.csr_matrix(Q)
         elif not self.sparse and sp.issparse(Q):
             Q = Q.toarray()
-        _check_magnitude(Q, "Q")
         return normalize_rows(Q) if self.metric == "cosine" else Q
 
     def pair_distances(self, Qp: Matrix, rows: np.ndarray, cols: np.ndarray, budget: int) -> np.ndarray:
@@ -170,13 +168,41 @@ class Reference:
         return dist, idx
 
 
-def _check_magnitude(A: Matrix, name: str) -> None:
-    """Reject values whose squares overflow float64 (|value| above about 1e154)."""
+#: beyond this magnitude squared distances overflow float64 (2**1000 is near its maximum)
+_TOO_LARGE = 2.0**500
+#: below this largest magnitude every squared difference is below float64's smallest normal
+#: number (2**-1022): distances underflow to 0 or to denormals, and every neighbour ties
+_TOO_SMALL = 2.0**-512
+
+
+def check_scale(A: Matrix, name: str) -> None:
+    """The one check of the data's scale that every neighbour search relies on.
+
+    Raises ``ValueError`` when a value's magnitude exceeds ``2**500`` (about ``3e150``):
+    squared distances would overflow.  Warns (:class:`~mlneighbors.exceptions.DataScaleWarning`)
+    when the largest magnitude is below ``2**-512`` (about ``7e-155``) but not 0: squared
+    distances underflow and every neighbour ties at distance 0.  Both say how to fix it.
+    """
     data = A.data if sp.issparse(A) else A
-    if data.size and max(data.max(), -data.min()) > 2.0**500:
+    if not data.size:
+        return
+    top = max(float(data.max()), -float(data.min()))
+    if top > _TOO_LARGE:
         raise ValueError(
             f"{name} has values of magnitude above 2**500 (~3e150): squared distances would "
             "overflow float64; rescale the data"
+        )
+    if 0.0 < top < _TOO_SMALL:
+        import warnings
+
+        from ..exceptions import DataScaleWarning
+
+        warnings.warn(
+            f"{name}'s largest magnitude is {top:.3g}: squared distances underflow float64 and every "
+            "neighbour ties at distance 0; rescale the features (e.g. sklearn's MinMaxScaler or "
+            "StandardScaler)",
+            DataScaleWarning,
+            stacklevel=3,
         )
 
 

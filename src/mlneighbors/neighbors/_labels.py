@@ -38,7 +38,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._config import block_rows
-from ._base import unbuilt_copy
+from ._base import check_result, unbuilt_copy
 from ._distance import normalize_rows
 from ._loo import drop_self
 
@@ -184,7 +184,7 @@ class _PerLabelSearch:
                 continue
             extra = 1 if exclude is not None else 0
             k = min(b + extra, len(members))
-            dist, idx = index.query(Q, k)
+            dist, idx = check_result(*index.query(Q, k), Q.shape[0], k, len(members), index)
             if exclude is not None:
                 dist, idx = drop_self(dist, idx, exclude, b, rows=members)
             yield label, members, np.asarray(dist, dtype=np.float64), np.asarray(idx, dtype=np.intp)

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import check_k
+from ._base import check_k, check_result
 
 __all__ = ["drop_self", "loo_kneighbors"]
 
@@ -68,10 +68,7 @@ def loo_kneighbors(index: Any, X: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
     if k > n - 1:
         raise ValueError(f"leave-one-out needs k <= n_samples - 1 = {n - 1}, got k={k}")
     dist, idx = index.query(X, k + 1)
-    dist = np.asarray(dist, dtype=np.float64)
-    idx = np.asarray(idx, dtype=np.intp)
-    if idx.shape != (n, k + 1) or dist.shape != (n, k + 1):
-        raise ValueError(f"the index returned arrays of shape {idx.shape} and {dist.shape}, expected {(n, k + 1)}")
+    dist, idx = check_result(dist, idx, n, k + 1, n, index)
     if np.any((idx == np.arange(n)[:, None]).sum(axis=1) > 1):
         raise ValueError("the index returned a row more than once among its own neighbours")
     return drop_self(dist, idx, np.arange(n), k)

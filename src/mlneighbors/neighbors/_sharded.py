@@ -16,7 +16,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
-from ._base import check_data, check_k, check_positive_int, unbuilt_copy
+from ._base import check_data, check_k, check_positive_int, check_result, unbuilt_copy
 
 __all__ = ["ShardedIndex", "merge_kneighbors"]
 
@@ -110,7 +110,8 @@ class ShardedIndex(BaseEstimator):
             )
         dists, idxs = [], []
         for shard, start, stop in zip(self.shards_, self.offsets_[:-1], self.offsets_[1:], strict=True):
-            d, i = shard.query(Q, min(k, int(stop - start)))
+            kk = min(k, int(stop - start))
+            d, i = check_result(*shard.query(Q, kk), Q.shape[0], kk, int(stop - start), shard)
             dists.append(d)
-            idxs.append(np.asarray(i, dtype=np.intp) + start)
+            idxs.append(i + start)
         return merge_kneighbors(dists, idxs, k)
