@@ -3,6 +3,11 @@
 import csv
 import io
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -239,3 +244,32 @@ def test_progress_bars_only_on_a_terminal(monkeypatch):
     bar.close()
     monkeypatch.setitem(sys.modules, "tqdm", None)
     assert cli._progress_factory(quiet=False) is None  # without tqdm: no bar, no error
+
+
+def test_reproduce_into_a_folder_that_cannot_be_written_fails_before_computing(shared_data, tmp_path, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    start = time.perf_counter()
+    assert main(["reproduce", "all", "--out", str(blocker / "out"), "--data-home", str(shared_data)]) == 1
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and f"cannot write to {blocker / 'out'}" in err
+    assert time.perf_counter() - start < 5  # nothing was computed (a reproduction takes minutes)
+
+
+def test_ctrl_c_ends_with_one_line_and_leaves_only_complete_runs(shared_data, tmp_path):
+    out = tmp_path / "out"
+    env = {**os.environ, "MLNEIGHBORS_DATA": str(shared_data), "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mlneighbors", "reproduce", "all", "--out", str(out), "--quiet", "--no-figures"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
+    )
+    time.sleep(4)  # well inside the first paper (the four take minutes)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mlneighbors: interrupted;"), err
+    assert "Traceback" not in err
+    for folder in out.iterdir():  # only complete runs, no staging folder
+        assert not folder.name.startswith(".")
+        assert {"table.csv", "table.md", "report.md"} <= {p.name for p in folder.iterdir()}

@@ -57,6 +57,14 @@ class BRkNN(KNeighborsMultilabelBase):
     scored below 0.5 (-a's fallback, -b's top ``m``) or leave out one scored above.
     Fitting stores the training set; there is nothing to learn.
 
+    *What the scores mean for ranking metrics.*  A vote fraction takes only ``k + 1``
+    values (11 at ``k = 10``), so most labels of a row tie, and ranking metrics (ranking
+    loss, one-error, coverage, average precision) break those ties by the lower label
+    index: they then measure the tie rule about as much as the method.  The votes also
+    ignore how frequent a label is, and on many data sets BRkNN ranks labels worse than
+    their training frequencies do.  That is the method; for rankings prefer a model whose
+    scores are posteriors (ML-kNN, DML-kNN, LAML-kNN).
+
     References
     ----------
     E. Spyromitros, G. Tsoumakas, I. Vlahavas. An empirical study of lazy multilabel

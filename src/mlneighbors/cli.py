@@ -21,6 +21,7 @@ import os
 import sys
 import warnings
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import __version__
@@ -47,6 +48,19 @@ DEFAULT_OUT = "reproductions"
 
 class CLIError(Exception):
     """A user error: printed as one line, exit status 2."""
+
+
+@dataclass
+class _Outputs:
+    """What a command has written so far, for the line printed when it is interrupted."""
+
+    folder: str
+    done: list[str] = field(default_factory=list)
+
+    def interrupted(self) -> str:
+        if not self.done:
+            return f"interrupted; nothing written to {self.folder}"
+        return f"interrupted; {self.folder} holds only complete runs ({', '.join(self.done)})"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -495,6 +509,10 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             raise ImportError("the figures need matplotlib: pip install 'mlneighbors[plot]' "
                               "(or pass --no-figures)") from None
     backend, backend_params = _backend(args, "reproduce")
+    from ._files import check_writable
+
+    check_writable(args.out)  # before any computing
+    args.outputs = _Outputs(args.out)
     factory = _progress_factory(args.quiet)
     tidy: list[dict[str, Any]] = []
     for name in wanted:
@@ -511,6 +529,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
                 print(f"\n{title}{note}")
                 print(format_rows(rows, "table"))
             print()
+        args.outputs.done.append(rep.paper)
         tidy += [{"reproduction": rep.paper, **r} for r in rep.rows]
         if not args.quiet:
             where = os.path.join(args.out, rep.paper)
@@ -579,9 +598,14 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     parser = build_parser()
+    args = None
     try:
         args = parser.parse_args(argv)
         return int(args.func(args))
+    except KeyboardInterrupt:
+        outputs = getattr(args, "outputs", None)
+        print(f"mlneighbors: {outputs.interrupted() if outputs else 'interrupted'}", file=sys.stderr)
+        return 130
     except CLIError as exc:
         print(str(exc), file=sys.stderr)
         return 2

@@ -46,7 +46,10 @@ class LPkNN(KNeighborsMultilabelBase):
     Scores for ranking are the neighbours' vote fractions, as BRkNN's, reported
     smoothed as ``(C_l + 1) / (k + 1.5)`` so that they lie strictly inside (0, 1)
     (:func:`mlneighbors._counts.vote_scores`).  The predicted set is the winning label set,
-    not a threshold of these scores.
+    not a threshold of these scores.  Like BRkNN's, these scores take only ``k + 1`` values,
+    so most labels of a row tie and ranking metrics measure the tie rule (the lower label
+    index first) about as much as the method; for rankings prefer ML-kNN, DML-kNN or
+    LAML-kNN, whose scores are posteriors.
 
     References
     ----------

@@ -45,18 +45,6 @@ def test_finding_matches():
     assert not f.matches(_report.cell("T", "yeast", "A", "one_error"))
 
 
-def test_write_text_is_whole_or_nothing(tmp_path):
-    target = tmp_path / "sub" / "table.csv"
-    _report.write_text(target, "a,b\n")
-    assert target.read_text() == "a,b\n"
-    with pytest.raises(RuntimeError):
-        with _report._atomic_path(target) as tmp:
-            tmp.write_text("half")
-            raise RuntimeError("interrupted")
-    assert target.read_text() == "a,b\n"  # the old file untouched
-    assert sorted(p.name for p in target.parent.iterdir()) == ["table.csv"]  # no temporary left
-
-
 def test_require_matplotlib_message(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(ImportError, match=r"pip install 'mlneighbors\[plot\]'"):

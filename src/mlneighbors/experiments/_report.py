@@ -12,12 +12,12 @@ import csv
 import io
 import math
 import os
-import tempfile
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from .._files import atomic_path, staged_folder
 
 __all__ = [
     "COLUMNS",
@@ -250,26 +250,9 @@ def markdown_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | N
 # --------------------------------------------------------------------------------------
 
 
-@contextmanager
-def _atomic_path(path: Path) -> Iterator[Path]:
-    """A temporary name in ``path``'s folder, renamed to ``path`` on success, removed on failure."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        yield Path(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-
-
 def write_text(path: Path, text: str) -> Path:
     """Write ``text`` to ``path`` whole (a temporary file of the same folder, then a rename)."""
-    with _atomic_path(path) as tmp:
+    with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")
     return path
 
@@ -311,7 +294,7 @@ def new_figure(width: float = 6.0, height: float = 4.0) -> Any:
 
 def save_png(fig: Any, path: Path) -> Path:
     """Save a figure as PNG, whole or not at all."""
-    with _atomic_path(path) as tmp:
+    with atomic_path(path) as tmp:
         fig.savefig(tmp, format="png", dpi=110)
     return path
 
@@ -362,16 +345,22 @@ def finish(
     out: str | os.PathLike[str] | None,
     figures: Mapping[str, Any] | None = None,
 ) -> Reproduction:
-    """Write ``<out>/<paper>/``: table.csv, table.md, report.md and each figure as PNG."""
+    """Write ``<out>/<paper>/``: table.csv, table.md, report.md and each figure as PNG.
+
+    The files are written into a staging folder beside it, which replaces ``<out>/<paper>``
+    at the end: they appear together or not at all.
+    """
     if out is None:
         return rep
     folder = Path(out) / rep.paper
-    files = [write_text(folder / "table.csv", rows_to_csv(rep.rows))]
-    files.append(write_text(folder / "table.md", tables_markdown(rep)))
-    for name, fig in (figures or {}).items():
-        files.append(save_png(fig, folder / f"{name}.png"))
-    files.append(write_text(folder / "report.md", report_markdown(rep)))
-    rep.files = files
+    names = ["table.csv", "table.md", *(f"{name}.png" for name in figures or {}), "report.md"]
+    with staged_folder(folder) as stage:
+        write_text(stage / "table.csv", rows_to_csv(rep.rows))
+        write_text(stage / "table.md", tables_markdown(rep))
+        for name, fig in (figures or {}).items():
+            save_png(fig, stage / f"{name}.png")
+        write_text(stage / "report.md", report_markdown(rep))
+    rep.files = [folder / name for name in names]
     return rep
 
 

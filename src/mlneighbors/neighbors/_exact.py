@@ -307,6 +307,7 @@ class ExactIndex(BaseIndex):
         rest = max(per_thread - rows * row_bytes, per_thread // 4)
         starts = iter(range(0, nq, rows))
         lock = threading.Lock()
+        stop = threading.Event()  # set when the caller is interrupted: workers end early
 
         def worker() -> None:
             # one proxy block and one mask per worker, reused: fresh large arrays would be
@@ -319,15 +320,20 @@ class ExactIndex(BaseIndex):
             while True:
                 with lock:
                     a = next(starts, None)
-                if a is None:
+                if a is None or stop.is_set():
                     return
                 self._search_block(Q, a, min(a + rows, nq), k, rest, dist, idx, buffers)
 
         if n_threads > 1 and nq > rows:
             pool = _thread_pool(n_threads)
             with _blas_single_thread():
-                for future in [pool.submit(worker) for _ in range(n_threads)]:
-                    future.result()
+                futures = [pool.submit(worker) for _ in range(n_threads)]
+                try:
+                    for future in futures:
+                        future.result()
+                except BaseException:  # Ctrl-C: do not leave the workers computing
+                    stop.set()
+                    raise
         else:
             worker()
         return dist, idx

@@ -1,0 +1,80 @@
+"""Files written whole or not at all, with the modes the user's umask gives.
+
+Every output of the package (a reproduction's folder, a saved model, a predictions file)
+is written under a temporary name beside its target and renamed into place at the end:
+an interruption or an error leaves the old file (or nothing), never half of a new one.
+``tempfile`` creates its files 0600 and folders 0700 whatever the umask; the modes are set
+to what ``open``/``mkdir`` would have given before the rename.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+__all__ = ["atomic_path", "check_writable", "staged_folder"]
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+@contextmanager
+def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """A temporary name in ``path``'s folder, renamed to ``path`` on success, removed on failure."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@contextmanager
+def staged_folder(target: str | os.PathLike[str]) -> Iterator[Path]:
+    """A temporary folder beside ``target`` that replaces it whole on success.
+
+    The files of a run appear together or not at all: on an error or an interruption the
+    staging folder is removed and an older ``target`` stays as it was.
+    """
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    try:
+        yield stage
+        os.chmod(stage, 0o777 & ~_umask())
+        if target.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))
+            os.replace(target, old / target.name)
+            os.replace(stage, target)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(stage, target)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+
+
+def check_writable(folder: str | os.PathLike[str]) -> Path:
+    """Create ``folder`` if needed and prove that files can be written in it; OSError naming
+    the folder otherwise (before any computing is spent)."""
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".write-test.", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise OSError(f"cannot write to {folder}: {exc.strerror or exc}") from None
+    return folder

@@ -1,0 +1,75 @@
+"""Files written whole or not at all, with the umask's modes."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from mlneighbors._files import atomic_path, check_writable, staged_folder
+
+
+def _mode(path):
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def test_atomic_path_is_whole_or_nothing(tmp_path):
+    target = tmp_path / "sub" / "table.csv"
+    with atomic_path(target) as tmp:
+        tmp.write_text("a,b\n")
+    assert target.read_text() == "a,b\n"
+    with pytest.raises(RuntimeError):
+        with atomic_path(target) as tmp:
+            tmp.write_text("half")
+            raise RuntimeError("interrupted")
+    assert target.read_text() == "a,b\n"  # the old file untouched
+    assert sorted(p.name for p in target.parent.iterdir()) == ["table.csv"]  # no temporary left
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077])
+def test_outputs_get_the_modes_of_the_umask(tmp_path, umask):
+    old = os.umask(umask)
+    try:
+        with atomic_path(tmp_path / "f.txt") as tmp:
+            tmp.write_text("x")
+        with staged_folder(tmp_path / "run") as stage:
+            (stage / "a.txt").write_text("y")
+    finally:
+        os.umask(old)
+    assert _mode(tmp_path / "f.txt") == 0o666 & ~umask
+    assert _mode(tmp_path / "run") == 0o777 & ~umask
+
+
+def test_a_staged_folder_replaces_the_old_one_whole(tmp_path):
+    target = tmp_path / "paper"
+    with staged_folder(target) as stage:
+        (stage / "table.csv").write_text("old")
+    with pytest.raises(KeyboardInterrupt):
+        with staged_folder(target) as stage:
+            (stage / "table.csv").write_text("new")
+            raise KeyboardInterrupt
+    assert (target / "table.csv").read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["paper"]  # no staging folder left
+    with staged_folder(target) as stage:
+        (stage / "table.md").write_text("new")
+    assert [p.name for p in target.iterdir()] == ["table.md"]
+    assert [p.name for p in tmp_path.iterdir()] == ["paper"]
+
+
+def test_check_writable_names_the_folder(tmp_path):
+    assert check_writable(tmp_path / "new" / "deeper").is_dir()
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        if os.access(locked, os.W_OK):
+            pytest.skip("running as a user who can write anywhere (root)")
+        with pytest.raises(OSError, match=f"cannot write to {locked}"):
+            check_writable(locked)
+    finally:
+        locked.chmod(0o700)
+    regular = tmp_path / "file"
+    regular.write_text("x")
+    with pytest.raises(OSError, match=f"cannot write to {regular}"):
+        check_writable(regular)
