@@ -88,15 +88,13 @@ def test_sparse_high_dimensional_fit_costs_about_one_arpack_pca(rng):
     from sklearn.decomposition import PCA
 
     X = _text_like(rng)
-
-    def best(fn, repeat=3):
-        times = []
-        for _ in range(repeat):
+    arpack = lambda: PCA(50, svd_solver="arpack", random_state=0).fit(X)  # noqa: E731
+    index = lambda: PCAWindowIndex().build(X)  # noqa: E731
+    best = {arpack: np.inf, index: np.inf}
+    for _ in range(5):  # interleaved: a busy machine slows both alike
+        for fn in best:
             t = time.perf_counter()
             fn()
-            times.append(time.perf_counter() - t)
-        return min(times)
-
-    t_arpack = best(lambda: PCA(50, svd_solver="arpack", random_state=0).fit(X))
-    t_index = best(lambda: PCAWindowIndex().build(X))
-    assert t_index < 3 * t_arpack + 0.05, (t_index, t_arpack)
+            best[fn] = min(best[fn], time.perf_counter() - t)
+    # the (d x d) covariance of the full decomposition costs over ten ARPACK fits here
+    assert best[index] < 5 * best[arpack] + 0.1, best
