@@ -21,6 +21,8 @@ from hypothesis.extra.numpy import arrays
 
 from mlneighbors import config_context
 from mlneighbors.metrics import (
+    METRICS,
+    evaluate,
     ndcg_at_k,
     precision_at_k,
     propensities,
@@ -488,9 +490,43 @@ def test_many_labels_stay_sparse(rng):
     tracemalloc.start()
     try:
         values = [precision_at_k(Y, S, 5), ndcg_at_k(Y, labels, 5), psprecision_at_k(Y, S, 5, propensities=p)]
+        values.append(evaluate(Y, scores=S, metrics=["precision_at_5", "psndcg_at_3"], propensities=p)["precision_at_5"])
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
     # one dense (n, L) bool array would be 2 GB; the inverse propensities take 8 MB
     assert peak < 64 * 2**20, peak / 2**20
+    assert values[0] == values[3]
     assert all(0 <= v <= 1 for v in values)
+
+
+# ---------------------------------------------------------------------------
+# METRICS and evaluate
+# ---------------------------------------------------------------------------
+
+AT_K_NAMES = [f"{kind}_at_{k}" for kind in ("precision", "ndcg", "psprecision", "psndcg") for k in (1, 3, 5)]
+
+
+def test_evaluate_matches_the_functions(rng):
+    Y, S, _ = make_case(rng, 40, 9)
+    Y_train = rng.random((60, 9)) < 0.3
+    got = evaluate(Y, scores=S, metrics=AT_K_NAMES, Y_train=Y_train)
+    assert list(got) == AT_K_NAMES
+    for name, value in got.items():
+        kind, k = name.rsplit("_at_", 1)
+        kw = {"Y_train": Y_train} if kind.startswith("ps") else {}
+        assert value == METRICS[name](Y, S, **kw) == globals()[f"{kind}_at_k"](Y, S, int(k), **kw), name
+    # sparse scores, alone (kept sparse) and beside a metric that densifies them
+    assert evaluate(Y, scores=sp.csr_matrix(S), metrics=AT_K_NAMES, Y_train=Y_train) == got
+    both = evaluate(Y, scores=sp.csr_matrix(S), metrics=["ndcg_at_3", "one_error"], propensities=propensities(Y_train))
+    assert both["ndcg_at_3"] == got["ndcg_at_3"]
+
+
+def test_evaluate_needs_y_train_for_the_ps_metrics(rng):
+    Y, S, _ = make_case(rng, 10, 4)
+    with pytest.raises(ValueError, match=r"metric 'psndcg_at_3' is propensity-scored and needs Y_train"):
+        evaluate(Y, scores=S, metrics=["precision_at_1", "psndcg_at_3"])
+    with pytest.raises(ValueError, match=r"ranking metric and needs scores"):
+        evaluate(Y, Y, metrics=["precision_at_1"])
+    assert evaluate(Y, scores=S, metrics=["precision_at_1"]) == {"precision_at_1": precision_at_k(Y, S, 1)}
+    assert not set(evaluate(Y, Y, S)) & set(AT_K_NAMES)  # computed only when named

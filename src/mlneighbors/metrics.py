@@ -1541,18 +1541,23 @@ class Metric:
     kind : {"bipartition", "ranking"}
         Which second input the metric needs.
     greater_is_better : bool
-        True for accuracies, precisions, recalls, F1s and average precisions;
-        False for the losses, one-error and coverage.
+        True for accuracies, precisions, recalls, F1s, average precisions and
+        the at-k metrics; False for the losses, one-error and coverage.
+    needs_propensities : bool, default=False
+        True for the propensity-scored metrics, whose ``func`` also needs
+        ``Y_train=`` or ``propensities=`` (and :func:`evaluate` its ``Y_train``
+        or ``propensities``).
     """
 
     name: str
-    func: Callable[[MatrixLike, MatrixLike], float]
+    func: Callable[..., float]
     kind: Literal["bipartition", "ranking"]
     greater_is_better: bool
+    needs_propensities: bool = False
 
-    def __call__(self, Y_true: MatrixLike, Y_other: MatrixLike) -> float:
-        """Apply :attr:`func` to ``(Y_true, Y_pred)`` or ``(Y_true, scores)``."""
-        return self.func(Y_true, Y_other)
+    def __call__(self, Y_true: MatrixLike, Y_other: MatrixLike, **kwargs: object) -> float:
+        """Apply :attr:`func` to ``(Y_true, Y_pred)`` or ``(Y_true, scores)`` (and ``kwargs``)."""
+        return self.func(Y_true, Y_other, **kwargs)
 
 
 _BIPARTITION_FROM_COUNTS: dict[str, Callable[[_BipartitionCounts], float]] = {
@@ -1580,7 +1585,17 @@ _RANKING_FROM_STATS: dict[str, Callable[[_RankingStats], float]] = {
 
 _LOWER_IS_BETTER = {"hamming_loss", "one_error", "coverage", "normalized_coverage", "ranking_loss"}
 
-_PUBLIC_FUNCS: dict[str, Callable[[MatrixLike, MatrixLike], float]] = {
+_AT_K_FUNCS: dict[str, Callable[..., float]] = {
+    "precision": precision_at_k,
+    "ndcg": ndcg_at_k,
+    "psprecision": psprecision_at_k,
+    "psndcg": psndcg_at_k,
+}
+
+#: the at-k metrics of METRICS: name -> (kind, k); k = 1, 3, 5 as the repository reports them
+_AT_K: dict[str, tuple[str, int]] = {f"{kind}_at_{k}": (kind, k) for kind in _AT_K_FUNCS for k in (1, 3, 5)}
+
+_PUBLIC_FUNCS: dict[str, Callable[..., float]] = {
     "hamming_loss": hamming_loss,
     "subset_accuracy": subset_accuracy,
     "example_accuracy": example_accuracy,
@@ -1599,17 +1614,22 @@ _PUBLIC_FUNCS: dict[str, Callable[[MatrixLike, MatrixLike], float]] = {
     "ranking_loss": ranking_loss,
     "average_precision": average_precision,
     "label_map": label_map,
+    **{name: partial(_AT_K_FUNCS[kind], k=k) for name, (kind, k) in _AT_K.items()},
 }
 
 #: Every metric by name: the public functions plus ``"normalized_coverage"``
-#: (:func:`coverage` with ``normalize=True``). Bipartition metrics first, in
-#: the order :func:`evaluate` reports them.
+#: (:func:`coverage` with ``normalize=True``) and the at-k metrics
+#: ``precision_at_k``, ``ndcg_at_k``, ``psprecision_at_k`` and ``psndcg_at_k``
+#: at k = 1, 3 and 5 (``"precision_at_1"`` ... ``"psndcg_at_5"``; ranking
+#: metrics, computed from the scores). Bipartition metrics first, in the order
+#: :func:`evaluate` reports them.
 METRICS: dict[str, Metric] = {
     name: Metric(
         name=name,
         func=func,
         kind="bipartition" if name in _BIPARTITION_FROM_COUNTS else "ranking",
         greater_is_better=name not in _LOWER_IS_BETTER,
+        needs_propensities=name in _AT_K and _AT_K[name][0].startswith("ps"),
     )
     for name, func in _PUBLIC_FUNCS.items()
 }
@@ -1618,16 +1638,33 @@ METRICS: dict[str, Metric] = {
 class _Prepared:
     """Inputs validated once; the shared statistics computed on first use."""
 
-    def __init__(self, Y_true: MatrixLike, Y_pred: MatrixLike | None, scores: MatrixLike | None) -> None:
+    def __init__(
+        self,
+        Y_true: MatrixLike,
+        Y_pred: MatrixLike | None,
+        scores: MatrixLike | None,
+        names: list[str],
+        Y_train: MatrixLike | None = None,
+        propensities: ArrayLike | None = None,
+    ) -> None:
         self.Yt = _check_binary(Y_true, "Y_true")
         self.Yp: _BoolMatrix | None = None
         self.S: NDArray[np.floating] | None = None
         if Y_pred is not None:
             self.Yp = _check_binary(Y_pred, "Y_pred")
             _check_same_shape(self.Yt.shape, self.Yp.shape, "Y_pred")
+        at_k = [name for name in names if name in _AT_K]
+        self._ks = [_AT_K[name][1] for name in at_k]
         if scores is not None:
-            self.S = _check_scores(scores, "scores")
+            if at_k and all(name in _AT_K for name in names if METRICS[name].kind == "ranking"):
+                # only the at-k metrics read the scores: sparse ones need not be densified
+                self.S = _check_sparse_scores(scores, "scores") if sp.issparse(scores) else _check_scores(scores)
+            else:
+                self.S = _check_scores(scores, "scores")
             _check_same_shape(self.Yt.shape, self.S.shape, "scores")
+        self._inv = None
+        if any(METRICS[name].needs_propensities for name in at_k):
+            self._inv = _inverse_propensities(propensities, Y_train, self.Yt.shape[1])
 
     # evaluate() has checked that the input each metric needs is present
     @cached_property
@@ -1638,7 +1675,14 @@ class _Prepared:
     def ranking(self) -> _RankingStats:
         return _RankingStats.from_checked(self.Yt, cast("NDArray[np.floating]", self.S))
 
+    @cached_property
+    def at_k(self) -> _AtKStats:
+        return _AtKStats.from_checked(self.Yt, cast("NDArray[np.floating]", self.S), self._ks, self._inv)
+
     def value(self, name: str) -> float:
+        if name in _AT_K:
+            kind, k = _AT_K[name]
+            return float(getattr(self.at_k, kind)(k))
         if name in _BIPARTITION_FROM_COUNTS:
             return float(_BIPARTITION_FROM_COUNTS[name](self.counts))
         if name == "label_map":
@@ -1646,12 +1690,15 @@ class _Prepared:
         return float(_RANKING_FROM_STATS[name](self.ranking))
 
 
-def _resolve_names(metrics: str | Iterable[str] | None, have_pred: bool, have_scores: bool) -> list[str]:
+def _resolve_names(
+    metrics: str | Iterable[str] | None, have_pred: bool, have_scores: bool, have_propensities: bool
+) -> list[str]:
     if metrics is None:
         names = [
             m.name
             for m in METRICS.values()
-            if (m.kind == "bipartition" and have_pred) or (m.kind == "ranking" and have_scores)
+            if m.name not in _AT_K
+            and ((m.kind == "bipartition" and have_pred) or (m.kind == "ranking" and have_scores))
         ]
         if not names:
             raise ValueError("evaluate needs Y_pred (bipartition metrics) and/or scores (ranking metrics); got neither")
@@ -1666,6 +1713,11 @@ def _resolve_names(metrics: str | Iterable[str] | None, have_pred: bool, have_sc
             raise ValueError(f"metric {name!r} is a bipartition metric and needs Y_pred, but Y_pred is None")
         if kind == "ranking" and not have_scores:
             raise ValueError(f"metric {name!r} is a ranking metric and needs scores, but scores is None")
+        if METRICS[name].needs_propensities and not have_propensities:
+            raise ValueError(
+                f"metric {name!r} is propensity-scored and needs Y_train (the training labels) "
+                "or propensities, but both are None"
+            )
     return list(dict.fromkeys(requested))
 
 
@@ -1675,6 +1727,8 @@ def evaluate(
     scores: MatrixLike | None = None,
     *,
     metrics: str | Iterable[str] | None = None,
+    Y_train: MatrixLike | None = None,
+    propensities: ArrayLike | None = None,
 ) -> dict[str, float]:
     """Compute several metrics from one validation of the inputs.
 
@@ -1689,7 +1743,14 @@ def evaluate(
     metrics : str or iterable of str, default=None
         Names from :data:`METRICS` (a single string is one name). None: every
         metric whose input was given (bipartition metrics when ``Y_pred`` is
-        given, ranking metrics when ``scores`` is given).
+        given, ranking metrics when ``scores`` is given) except the at-k
+        metrics, which are computed only when named.
+    Y_train : array-like or sparse matrix of shape (n_train, n_labels), default=None
+        Training labels, whose label frequencies give the propensities
+        (:func:`propensities`, A = 0.55, B = 1.5) of the propensity-scored
+        metrics (``psprecision_at_*``, ``psndcg_at_*``); not read by the others.
+    propensities : array-like of shape (n_labels,), default=None
+        The propensities themselves, instead of ``Y_train``.
 
     Returns
     -------
@@ -1702,22 +1763,31 @@ def evaluate(
     ------
     ValueError
         An unknown metric name (the message lists the valid ones); a metric
-        whose input (``Y_pred`` or ``scores``) is None; neither given with
-        ``metrics=None``; or any invalid input (see the individual functions).
+        whose input (``Y_pred`` or ``scores``) is None; a propensity-scored
+        metric with both ``Y_train`` and ``propensities`` None; neither
+        ``Y_pred`` nor ``scores`` given with ``metrics=None``; or any invalid
+        input (see the individual functions).
 
     Notes
     -----
     The inputs are validated and converted once. All bipartition metrics share
     one pass computing per-instance and per-label counts; one-error, coverage,
     ranking loss and average precision share one blocked argsort of the
-    scores per row; ``label_map`` sorts per label.
+    scores per row; ``label_map`` sorts per label; the at-k metrics share one
+    pass selecting each row's top labels for the largest k asked (sparse
+    scores stay sparse when no other ranking metric is asked for).
 
     Examples
     --------
     >>> evaluate([[1, 0], [0, 1]], [[1, 0], [1, 1]], metrics=["hamming_loss", "subset_accuracy"])
     {'hamming_loss': 0.25, 'subset_accuracy': 0.5}
+    >>> values = evaluate([[1, 0], [0, 1]], scores=[[0.9, 0.1], [0.8, 0.2]],
+    ...                   metrics=["precision_at_1", "psprecision_at_1"], Y_train=[[1, 0], [1, 0], [0, 1]])
+    >>> {name: round(value, 4) for name, value in values.items()}
+    {'precision_at_1': 0.5, 'psprecision_at_1': 0.4962}
     """
-    names = _resolve_names(metrics, Y_pred is not None, scores is not None)
-    prepared = _Prepared(Y_true, Y_pred, scores)
+    have_propensities = Y_train is not None or propensities is not None
+    names = _resolve_names(metrics, Y_pred is not None, scores is not None, have_propensities)
+    prepared = _Prepared(Y_true, Y_pred, scores, names, Y_train, propensities)
     return {name: prepared.value(name) for name in names}
 
