@@ -9,6 +9,7 @@ properties.
 
 from __future__ import annotations
 
+import json
 import math
 import tracemalloc
 
@@ -18,6 +19,8 @@ import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from sklearn.model_selection import KFold
+from sklearn.neighbors import KNeighborsClassifier
 
 from mlneighbors import config_context
 from mlneighbors.metrics import (
@@ -501,7 +504,7 @@ def test_many_labels_stay_sparse(rng):
 
 
 # ---------------------------------------------------------------------------
-# METRICS and evaluate
+# METRICS, evaluate, cross-validation and the command line
 # ---------------------------------------------------------------------------
 
 AT_K_NAMES = [f"{kind}_at_{k}" for kind in ("precision", "ndcg", "psprecision", "psndcg") for k in (1, 3, 5)]
@@ -530,3 +533,36 @@ def test_evaluate_needs_y_train_for_the_ps_metrics(rng):
         evaluate(Y, Y, metrics=["precision_at_1"])
     assert evaluate(Y, scores=S, metrics=["precision_at_1"]) == {"precision_at_1": precision_at_k(Y, S, 1)}
     assert not set(evaluate(Y, Y, S)) & set(AT_K_NAMES)  # computed only when named
+
+
+def test_cross_validate_passes_each_split_its_training_labels(rng):
+    from mlneighbors.model_selection import cross_validate
+
+    X = rng.normal(size=(90, 4))
+    Y = np.column_stack([X[:, 0] > 0, X[:, 1] > 0.5, X[:, 0] + X[:, 2] > 0.3, X[:, 3] > 1]).astype(int)
+    splits = list(KFold(3, shuffle=True, random_state=0).split(X))
+    names = ["precision_at_1", "ndcg_at_3", "psprecision_at_3", "psndcg_at_1"]
+    res = cross_validate(KNeighborsClassifier(5), X, Y, cv=splits, metrics=names)
+    for fold, (train, test) in enumerate(splits):
+        model = KNeighborsClassifier(5).fit(X[train], Y[train])
+        S = np.column_stack([p[:, 1] for p in model.predict_proba(X[test])])
+        want = evaluate(Y[test], scores=S, metrics=names, Y_train=Y[train])
+        for name in names:
+            assert res.per_fold[name][fold] == pytest.approx(want[name], rel=1e-12), name
+
+
+def test_command_line_accepts_the_new_names(shared_data, capsys):
+    from mlneighbors import MLkNN
+    from mlneighbors.cli import main
+    from mlneighbors.datasets import load_dataset
+
+    argv = ["evaluate", "emotions", "--model", "mlknn", "--split", "--format", "json",
+            "--metrics", "precision_at_1,ndcg_at_3,psprecision_at_3,psndcg_at_5", "--data-home", str(shared_data)]
+    assert main(argv) == 0
+    got = {r["metric"]: r["value"] for r in json.loads(capsys.readouterr().out)}
+    tr, te = (load_dataset("emotions", s, shared_data) for s in ("train", "test"))
+    scores = MLkNN().fit(tr.X, tr.Y).predict_proba(te.X)
+    want = evaluate(te.Y, scores=scores, metrics=["precision_at_1", "ndcg_at_3", "psprecision_at_3", "psndcg_at_5"],
+                    Y_train=tr.Y)
+    for name, value in want.items():
+        assert got[name] == pytest.approx(value), name
