@@ -67,6 +67,9 @@ RANKING_NAMES = [
     "average_precision",
     "label_map",
 ]
+# the at-k metrics (tests/test_metrics_at_k.py); ranking metrics, computed only when named
+AT_K_NAMES = [f"{kind}_at_{k}" for kind in ("precision", "ndcg", "psprecision", "psndcg") for k in (1, 3, 5)]
+PS_NAMES = [name for name in AT_K_NAMES if name.startswith("ps")]
 
 
 # ---------------------------------------------------------------------------
@@ -285,10 +288,21 @@ def make_case(rng: np.random.Generator, n: int, L: int, *, levels: int | None = 
 SHAPES = [(1, 1), (1, 5), (6, 1), (5, 2), (10, 4), (25, 7), (40, 12)]
 
 
+def label_weights(Y) -> np.ndarray:
+    """Propensities in (1/2, 1) that follow the label columns (permuting labels permutes them)."""
+    counts = np.asarray(sp.csr_matrix(np.asarray(Y, dtype=float) if not sp.issparse(Y) else Y).sum(axis=0)).ravel()
+    return (1 + counts) / (2 + counts)
+
+
 def all_values(Y, Z, S) -> dict[str, float]:
-    return {
-        name: (m.func(Y, Z) if m.kind == "bipartition" else m.func(Y, S)) for name, m in METRICS.items()
-    }
+    def value(m: Metric) -> float:
+        if m.kind == "bipartition":
+            return m.func(Y, Z)
+        if m.needs_propensities:
+            return m.func(Y, S, propensities=label_weights(Y))
+        return m.func(Y, S)
+
+    return {name: value(m) for name, m in METRICS.items()}
 
 
 # ---------------------------------------------------------------------------
@@ -571,8 +585,8 @@ def test_bounds(problem):
     upper = {"coverage": L - 1.0, "normalized_coverage": (L - 1) / L}
     for name, v in all_values(Y, Z, S).items():
         assert type(v) is float
-        if math.isnan(v):  # only the two means that skip, and only when all is skipped
-            assert name in ("average_precision", "label_map"), name
+        if math.isnan(v):  # only the means that skip, and only when all is skipped
+            assert name in ["average_precision", "label_map", *PS_NAMES], name
             assert not Y.any()
             continue
         assert -1e-12 <= v <= upper.get(name, 1.0) + 1e-12, (name, v)
@@ -673,7 +687,7 @@ def test_integer_and_float32_scores(rng):
 
 
 def test_metrics_registry():
-    assert set(METRICS) == set(BIPARTITION_NAMES + RANKING_NAMES)
+    assert set(METRICS) == set(BIPARTITION_NAMES + RANKING_NAMES + AT_K_NAMES)
     assert list(METRICS) == BIPARTITION_NAMES + [
         "one_error",
         "coverage",
@@ -681,12 +695,16 @@ def test_metrics_registry():
         "ranking_loss",
         "average_precision",
         "label_map",
-    ]
+    ] + AT_K_NAMES
     for name, m in METRICS.items():
         assert isinstance(m, Metric)
         assert m.name == name
         assert m.kind == ("bipartition" if name in BIPARTITION_NAMES else "ranking")
-        if name not in ("normalized_coverage",):
+        assert m.needs_propensities == (name in PS_NAMES)
+        if name in AT_K_NAMES:
+            kind, k = name.rsplit("_at_", 1)
+            assert m.func.func is getattr(M, f"{kind}_at_k") and m.func.keywords == {"k": int(k)}
+        elif name not in ("normalized_coverage",):
             assert m.func is getattr(M, name)
     lower = {"hamming_loss", "one_error", "coverage", "normalized_coverage", "ranking_loss"}
     assert {n for n, m in METRICS.items() if not m.greater_is_better} == lower
@@ -699,17 +717,22 @@ def test_metrics_registry():
 def test_evaluate_matches_individual_functions(rng):
     Y, Z, S = make_case(rng, 40, 9)
     result = evaluate(Y, Z, S)
-    assert list(result) == list(METRICS)
+    assert list(result) == BIPARTITION_NAMES + RANKING_NAMES
     expected = all_values(Y, Z, S)
-    for name in METRICS:
+    for name in result:
         assert type(result[name]) is float
         assert same(result[name], expected[name]), name
+    named = evaluate(Y, Z, S, metrics=list(METRICS), propensities=label_weights(Y))
+    assert list(named) == list(METRICS)
+    for name in METRICS:
+        assert type(named[name]) is float
+        assert same(named[name], expected[name]), name
 
 
 def test_evaluate_selects_by_given_inputs(rng):
     Y, Z, S = make_case(rng, 10, 3)
     assert list(evaluate(Y, Z)) == BIPARTITION_NAMES
-    assert list(evaluate(Y, scores=S)) == [n for n in METRICS if METRICS[n].kind == "ranking"]
+    assert list(evaluate(Y, scores=S)) == RANKING_NAMES
     assert list(evaluate(Y, Z, S, metrics=["label_map", "hamming_loss", "label_map"])) == [
         "label_map",
         "hamming_loss",

@@ -1,7 +1,8 @@
-"""Multi-label evaluation measures, with MULAN's definitions.
+"""Multi-label evaluation measures: MULAN's, and the Extreme Classification Repository's at k.
 
-Two families, following MULAN (Tsoumakas et al.) and the project spec
-(``docs/ALGORITHMS.md``, section "Metrics"):
+Two families following MULAN (Tsoumakas et al.) and the project spec
+(``docs/ALGORITHMS.md``, section "Metrics"), and a third from extreme
+classification:
 
 * **Bipartition metrics** ``metric(Y_true, Y_pred)`` compare the predicted
   label sets ``Z_i`` with the true sets ``Y_i``: Hamming loss, subset
@@ -11,6 +12,14 @@ Two families, following MULAN (Tsoumakas et al.) and the project spec
   (instance, label): one-error, coverage, ranking loss, (example-based,
   ranking) average precision and the label-based mean average precision
   ``label_map``.
+* **Metrics at k** ``metric(Y_true, ranking, k=...)`` score the k labels
+  ranked first, with the definitions of the Extreme Classification
+  Repository (Bhatia, Dahiya, Jain, Mittal, Prabhu & Varma): precision and
+  nDCG at k, and their propensity-scored forms (Jain, Prabhu & Varma, KDD
+  2016), which weight label l by ``1 / p_l`` (:func:`propensities`) and are
+  normalised by the best value achievable. ``ranking`` is a score matrix or
+  the label indices of a top-k prediction, best first. A sparse ``Y_true`` or
+  sparse scores are never densified: the work goes in blocks of rows.
 
 Every function returns a Python ``float``. :data:`METRICS` describes every
 metric (:class:`Metric`) and :func:`evaluate` computes several of them from
@@ -23,7 +32,8 @@ Conventions shared by every function
   only 0 and 1) or scipy sparse matrices / arrays in any format. Anything else
   raises ``ValueError`` naming the offending values.
 * ``scores`` is a real ``(n_samples, n_labels)`` matrix (dense, or sparse,
-  which is densified); NaN and +-inf are rejected with ``ValueError``.
+  which is densified except by the metrics at k); NaN and +-inf are rejected
+  with ``ValueError``.
 * **Strict ranks and the tie rule.** In each row the labels are ranked by
   decreasing score; equal scores are ranked by increasing label index (for
   equal scores label 0 is ranked above label 3). Rank 1 is the top. Note that
@@ -31,6 +41,10 @@ Conventions shared by every function
   round (higher index first); the project spec fixes the lower-index rule.
 * **Zero denominators** follow MULAN's ``InformationRetrievalMeasures`` and
   are stated in each docstring.
+* **Sparse scores**: a missing entry is a score of 0, ranked among the other
+  zeros by the tie rule. (The repository's MATLAB tools differ: their
+  ``sort_sparse_mat`` ranks only the stored entries, so a missing entry never
+  reaches the top k; the two agree when every row stores k positive scores.)
 
 Edge-case decisions, in one place
 ---------------------------------
@@ -48,6 +62,10 @@ Edge-case decisions, in one place
 * ``label_map``: instances with equal scores are ranked by increasing
   instance index; labels without positive instances are skipped; NaN if every
   label is skipped (MULAN's ``MeanAveragePrecision``).
+* At k (the repository's conventions): an instance without relevant labels
+  scores 0 in P@k and nDCG@k and counts in the mean; PSP@k and PSnDCG@k are
+  ratios of sums over instances (to which such an instance adds 0), NaN when
+  no instance has a relevant label.
 
 Evaluating 100 000 x 1000 matrices is fine: everything is vectorised and the
 ranking metrics work on blocks of rows (labels for ``label_map``) of about a
@@ -56,6 +74,7 @@ million entries, so the extra memory stays bounded.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property, partial
@@ -85,7 +104,12 @@ __all__ = [
     "micro_f1",
     "micro_precision",
     "micro_recall",
+    "ndcg_at_k",
     "one_error",
+    "precision_at_k",
+    "propensities",
+    "psndcg_at_k",
+    "psprecision_at_k",
     "ranking_loss",
     "subset_accuracy",
 ]
@@ -193,13 +217,16 @@ def _check_scores(S: MatrixLike, name: str = "scores") -> NDArray[np.floating]:
         blk = A[a : a + step]
         finite = np.isfinite(blk)
         if not finite.all():
-            bad = blk[~finite]
-            kinds = sorted({"NaN" if np.isnan(v) else ("inf" if v > 0 else "-inf") for v in bad[:1000]})
-            raise ValueError(
-                f"{name} must be finite; found {', '.join(kinds)} "
-                f"({int(bad.size)} non-finite value(s) in rows {a}..{a + blk.shape[0] - 1})"
-            )
+            raise _non_finite_error(name, blk[~finite], a, a + blk.shape[0] - 1)
     return A
+
+
+def _non_finite_error(name: str, bad: np.ndarray, first_row: int, last_row: int) -> ValueError:
+    kinds = sorted({"NaN" if np.isnan(v) else ("inf" if v > 0 else "-inf") for v in bad[:1000]})
+    return ValueError(
+        f"{name} must be finite; found {', '.join(kinds)} "
+        f"({int(bad.size)} non-finite value(s) in rows {first_row}..{last_row})"
+    )
 
 
 def _check_same_shape(shape_true: tuple[int, ...], other: tuple[int, ...], other_name: str) -> None:
@@ -961,6 +988,541 @@ def label_map(Y_true: MatrixLike, scores: MatrixLike) -> float:
 
 
 # ---------------------------------------------------------------------------
+# Metrics at the top of the ranking (the Extreme Classification Repository's)
+# ---------------------------------------------------------------------------
+
+
+def _check_k(k: object) -> int:
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
+        raise TypeError(f"k must be an integer; got {k!r} of type {type(k).__name__}")
+    if k < 1:
+        raise ValueError(f"k must be at least 1; got k={k}")
+    return int(k)
+
+
+def _check_positive(value: object, name: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number; got {value!r} of type {type(value).__name__}")
+    if not (np.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be positive and finite; got {name}={value!r}")
+    return float(value)
+
+
+def _label_counts_of(Yt: _BoolMatrix) -> NDArray[np.int64]:
+    if sp.issparse(Yt):
+        return np.bincount(Yt.indices, minlength=Yt.shape[1]).astype(np.int64)  # type: ignore[union-attr]
+    return Yt.sum(axis=0, dtype=np.int64)  # type: ignore[union-attr,return-value]
+
+
+def propensities(Y_train: MatrixLike, A: float = 0.55, B: float = 1.5) -> NDArray[np.float64]:
+    """Label propensities of Jain, Prabhu & Varma (2016) from the training label frequencies.
+
+    ``p_l = 1 / (1 + C exp(-A log(N_l + B)))`` with ``C = (log N - 1) (B + 1)^A``,
+    N the number of training rows, N_l the number of them holding label l and
+    log the natural logarithm. The propensity-scored metrics weight label l by
+    ``1 / p_l``, so that rare labels count more.
+
+    Parameters
+    ----------
+    Y_train : array-like or sparse matrix of shape (n_train, n_labels)
+        Training binary label indicator (at least 3 rows).
+    A : float, default=0.55
+        Exponent of the propensity model (> 0).
+    B : float, default=1.5
+        Offset of the propensity model (> 0).
+
+    Returns
+    -------
+    ndarray of shape (n_labels,)
+        ``p_l`` in (0, 1); a label no training row holds gets the smallest value.
+
+    Raises
+    ------
+    ValueError
+        ``Y_train`` is not a binary indicator matrix or has fewer than 3 rows
+        (``C`` is positive only for ``N > e``); ``A`` or ``B`` not positive.
+
+    Notes
+    -----
+    A = 0.55 and B = 1.5 are the repository's values for every data set but
+    Wikipedia (A = 0.5, B = 0.4) and Amazon (A = 0.6, B = 2.6).
+
+    References
+    ----------
+    H. Jain, Y. Prabhu and M. Varma, "Extreme multi-label loss functions for
+    recommendation, tagging, ranking & other missing label applications",
+    KDD 2016.
+
+    Examples
+    --------
+    >>> propensities([[1, 0, 0], [1, 0, 0], [1, 1, 0], [1, 0, 0]]).round(4)
+    array([0.7998, 0.7213, 0.6615])
+    """
+    A = _check_positive(A, "A")
+    B = _check_positive(B, "B")
+    Yt = _check_binary(Y_train, "Y_train")
+    n = Yt.shape[0]
+    if n < 3:
+        raise ValueError(
+            f"Y_train must have at least 3 rows to give propensities in (0, 1): "
+            f"C = (log N - 1)(B + 1)^A is positive only for N > e; got N = {n}"
+        )
+    C = (np.log(n) - 1.0) * (B + 1.0) ** A
+    return 1.0 / (1.0 + C * np.exp(-A * np.log(_label_counts_of(Yt) + B)))
+
+
+def _inverse_propensities(p: ArrayLike | None, Y_train: MatrixLike | None, n_labels: int) -> NDArray[np.float64]:
+    """``1 / p_l`` from the propensities given or from the training labels (exactly one of them)."""
+    if p is None and Y_train is None:
+        raise ValueError(
+            "the propensity-scored metrics need the label propensities: pass Y_train (the "
+            "training labels) or propensities (from mlneighbors.metrics.propensities)"
+        )
+    if p is not None and Y_train is not None:
+        raise ValueError("pass either Y_train or propensities, not both")
+    if Y_train is not None:
+        p = propensities(Y_train)
+        if p.shape[0] != n_labels:
+            raise ValueError(
+                f"Y_train must have the {n_labels} label columns of Y_true; got {p.shape[0]}"
+            )
+        return 1.0 / p
+    P = np.asarray(p)
+    if not np.issubdtype(P.dtype, np.number) or np.issubdtype(P.dtype, np.complexfloating):
+        raise ValueError(f"propensities must be real numbers; got dtype {P.dtype}")
+    if P.shape != (n_labels,):
+        raise ValueError(f"propensities must have shape (n_labels,) = ({n_labels},); got shape {P.shape}")
+    P = P.astype(np.float64)
+    bad = ~(np.isfinite(P) & (P > 0))
+    if bad.any():
+        raise ValueError(
+            f"propensities must be positive and finite; found {P[bad][:5].tolist()} "
+            f"at label(s) {np.flatnonzero(bad)[:5].tolist()}"
+        )
+    return 1.0 / P
+
+
+def _check_sparse_scores(S: MatrixLike, name: str) -> sp.csr_matrix:
+    """Validate sparse scores; return a float CSR copy, canonical and without stored zeros."""
+    _shape_2d(S, name)
+    C = sp.csr_matrix(S, copy=True)
+    dt = C.dtype
+    if not (dt == np.bool_ or (np.issubdtype(dt, np.number) and not np.issubdtype(dt, np.complexfloating))):
+        raise ValueError(f"{name} must be a real-valued matrix; got dtype {dt}")
+    if not np.issubdtype(dt, np.floating):
+        C = C.astype(np.float64)
+    C.sum_duplicates()
+    finite = np.isfinite(C.data)
+    if not finite.all():
+        rows = np.repeat(np.arange(C.shape[0]), np.diff(C.indptr))[~finite]
+        raise _non_finite_error(name, C.data[~finite], int(rows[0]), int(rows[-1]))
+    # a stored zero is a missing entry: both rank as score 0 by the tie rule
+    C.eliminate_zeros()
+    return C
+
+
+def _check_ranking(ranking: MatrixLike, shape: tuple[int, int], k: int) -> NDArray | sp.csr_matrix:
+    """A labels array, cut to its first k columns (intp), or a validated score matrix."""
+    n, L = shape
+    if sp.issparse(ranking):
+        S: NDArray | sp.csr_matrix = _check_sparse_scores(ranking, "ranking")
+        _check_same_shape(shape, S.shape, "ranking")
+        return S
+    R = np.asarray(ranking)
+    if R.dtype.kind not in "iu":
+        S = _check_scores(R, "ranking")
+        _check_same_shape(shape, S.shape, "ranking")
+        return S
+    if R.ndim != 2 or R.shape[0] != n:
+        raise ValueError(
+            f"ranking (label indices) must have shape (n_samples, k') = ({n}, k'); got shape {R.shape}"
+        )
+    if R.shape[1] < k:
+        raise ValueError(f"ranking holds k'={R.shape[1]} labels a row, fewer than k={k}")
+    top = R[:, :k]
+    low, high = int(top.min()), int(top.max())
+    if low < 0 or high >= L:
+        raise ValueError(
+            f"ranking holds label indices outside [0, {L}): found {low if low < 0 else high}; "
+            "an integer ranking is read as label indices (pass a score matrix as floats)"
+        )
+    ordered = np.sort(top, axis=1)
+    repeats = ordered[:, 1:] == ordered[:, :-1]
+    if repeats.any():
+        row = int(np.flatnonzero(repeats.any(axis=1))[0])
+        raise ValueError(
+            f"ranking repeats a label within the first k={k} positions (row {row}); an integer "
+            "ranking is read as label indices (pass a score matrix as floats)"
+        )
+    return top.astype(np.intp, copy=False)
+
+
+def _is_labels(R: NDArray | sp.csr_matrix) -> bool:
+    return not sp.issparse(R) and R.dtype.kind in "iu"
+
+
+def _member(sorted_keys: NDArray[np.int64], keys: NDArray[np.int64]) -> NDArray[np.bool_]:
+    """Whether each key occurs in the sorted array ``sorted_keys``."""
+    if sorted_keys.size == 0:
+        return np.zeros(keys.shape, dtype=np.bool_)
+    pos = np.minimum(np.searchsorted(sorted_keys, keys), sorted_keys.size - 1)
+    return sorted_keys[pos] == keys
+
+
+def _top_k_dense(S: NDArray[np.floating], k: int) -> NDArray[np.intp]:
+    """Each row's k best labels, best first, equal scores by increasing label index (k <= L)."""
+    m, L = S.shape
+    # a partition finds the k-th best score; the ties at it are taken lowest index first
+    kth = np.partition(S, L - k, axis=1)[:, L - k, None]
+    above = S > kth
+    tied = S == kth
+    room = k - above.sum(axis=1, keepdims=True)
+    keep = above | (tied & (np.cumsum(tied, axis=1) <= room))
+    cols = np.nonzero(keep)[1].reshape(m, k)  # increasing label index within each row
+    order = np.argsort(-np.take_along_axis(S, cols, axis=1), axis=1, kind="stable")
+    return np.take_along_axis(cols, order, axis=1)
+
+
+def _top_k_sparse(S: sp.csr_matrix, k: int) -> NDArray[np.intp]:
+    """As :func:`_top_k_dense` for canonical CSR scores without stored zeros; missing entries score 0."""
+    m, L = S.shape
+    stored = np.diff(S.indptr)
+    srow = np.repeat(np.arange(m, dtype=np.int64), stored)
+    # the k lowest unstored labels of row i lie in [0, k + stored_i): the only score-0
+    # candidates that can reach the top k, and only in a row with fewer than k positive scores
+    positive = np.bincount(srow[S.data > 0], minlength=m)
+    span = np.where(positive < k, np.minimum(L, k + stored), 0)
+    zrow = np.repeat(np.arange(m, dtype=np.int64), span)
+    zcol = np.arange(zrow.size, dtype=np.int64) - np.repeat(np.cumsum(span) - span, span)
+    free = ~_member(srow * L + S.indices, zrow * L + zcol)
+    zrow, zcol = zrow[free], zcol[free]
+    rows = np.concatenate([srow, zrow])
+    cols = np.concatenate([S.indices.astype(np.int64), zcol])
+    vals = np.concatenate([S.data, np.zeros(zcol.size, dtype=S.dtype)])
+    order = np.lexsort((cols, -vals, rows))
+    rows, cols = rows[order], cols[order]
+    count = np.bincount(rows, minlength=m)
+    pos = np.arange(rows.size) - np.repeat(np.cumsum(count) - count, count)
+    return cols[pos < k].reshape(m, k).astype(np.intp, copy=False)
+
+
+def _top_rows(R: NDArray | sp.csr_matrix, a: int, b: int, depth: int) -> NDArray[np.intp]:
+    if _is_labels(R):
+        return R[a:b, :depth]  # type: ignore[index,return-value]
+    if sp.issparse(R):
+        return _top_k_sparse(R[a:b], depth)  # type: ignore[index]
+    return _top_k_dense(R[a:b], depth)  # type: ignore[index]
+
+
+def _true_labels(Yt: _BoolMatrix, a: int, b: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """(row within the block, label) of every true label of rows a..b-1, sorted by row then label."""
+    if sp.issparse(Yt):
+        indptr = Yt.indptr[a : b + 1]  # type: ignore[union-attr]
+        rows = np.repeat(np.arange(b - a, dtype=np.int64), np.diff(indptr))
+        return rows, Yt.indices[indptr[0] : indptr[-1]].astype(np.int64)  # type: ignore[union-attr]
+    rows, cols = np.nonzero(Yt[a:b])
+    return rows.astype(np.int64, copy=False), cols.astype(np.int64, copy=False)
+
+
+@dataclass(frozen=True)
+class _AtKStats:
+    """Sums over instances of the at-k quantities, for each k asked (one pass over the rows)."""
+
+    n_samples: int
+    ks: tuple[int, ...]
+    precision_sum: _F64  # sum of P@k
+    ndcg_sum: _F64  # sum of nDCG@k
+    ps_gain: _F64 | None  # sum of 1/p_l over the relevant labels of the top k
+    ps_best: _F64 | None  # sum of the k largest 1/p_l among the true labels
+    psdcg_gain: _F64 | None  # the same two, discounted by 1/log2(position + 1)
+    psdcg_best: _F64 | None
+
+    @classmethod
+    def from_checked(
+        cls, Yt: _BoolMatrix, R: NDArray | sp.csr_matrix, ks: Iterable[int], inv: _F64 | None
+    ) -> _AtKStats:
+        n, L = Yt.shape
+        ks = tuple(sorted(set(ks)))
+        k_max = ks[-1]
+        depth = min(k_max, L)  # a labels array has been cut to k_max <= L columns
+        disc = 1.0 / np.log2(np.arange(2, k_max + 2))
+        ideal = np.cumsum(disc)
+        sums = np.zeros((6, len(ks)))
+        # entries of temporaries per row: the top positions, the true labels, the scores
+        width = depth + (Yt.nnz / n if sp.issparse(Yt) else L)  # type: ignore[union-attr]
+        if not _is_labels(R):
+            width += 3 * R.nnz / n + 2 * depth if sp.issparse(R) else L  # type: ignore[union-attr]
+        step = max(1, int(_block_elements() // width))
+        for a in range(0, n, step):
+            b = min(n, a + step)
+            trow, tcol = _true_labels(Yt, a, b)
+            T = _top_rows(R, a, b, depth)
+            rel = _member(trow * L + tcol, np.arange(b - a, dtype=np.int64)[:, None] * L + T)
+            n_true = np.bincount(trow, minlength=b - a)
+            has = n_true > 0
+            hits = np.cumsum(rel, axis=1)
+            dcg = np.cumsum(rel * disc[:depth], axis=1)
+            if inv is not None:
+                gain = np.where(rel, inv[T], 0.0)
+                gain_cum = np.cumsum(gain, axis=1)
+                gain_dcg = np.cumsum(gain * disc[:depth], axis=1)
+                # the best ranking puts the row's true labels first, rarest (largest 1/p) first
+                w = inv[tcol]
+                w = w[np.lexsort((-w, trow))]
+                pos = np.arange(w.size) - np.repeat(np.cumsum(n_true) - n_true, n_true)
+            for j, k in enumerate(ks):
+                c = min(k, depth) - 1  # positions past L hold no label
+                sums[0, j] += hits[:, c].sum() / k
+                sums[1, j] += (dcg[has, c] / ideal[np.minimum(n_true[has], k) - 1]).sum()
+                if inv is not None:
+                    top = pos < k
+                    sums[2, j] += gain_cum[:, c].sum()
+                    sums[3, j] += w[top].sum()
+                    sums[4, j] += gain_dcg[:, c].sum()
+                    sums[5, j] += (w[top] * disc[pos[top]]).sum()
+        if inv is None:
+            return cls(n, ks, sums[0], sums[1], None, None, None, None)
+        return cls(n, ks, *sums)
+
+    def _at(self, values: _F64 | None, k: int) -> float:
+        return float(cast(_F64, values)[self.ks.index(k)])
+
+    def precision(self, k: int) -> float:
+        return self._at(self.precision_sum, k) / self.n_samples
+
+    def ndcg(self, k: int) -> float:
+        return self._at(self.ndcg_sum, k) / self.n_samples
+
+    def psprecision(self, k: int) -> float:
+        best = self._at(self.ps_best, k)
+        return self._at(self.ps_gain, k) / best if best > 0 else float("nan")
+
+    def psndcg(self, k: int) -> float:
+        best = self._at(self.psdcg_best, k)
+        return self._at(self.psdcg_gain, k) / best if best > 0 else float("nan")
+
+
+def _at_k_value(
+    kind: str,
+    Y_true: MatrixLike,
+    ranking: MatrixLike,
+    k: object,
+    p: ArrayLike | None = None,
+    Y_train: MatrixLike | None = None,
+) -> float:
+    k = _check_k(k)
+    Yt = _check_binary(Y_true, "Y_true")
+    R = _check_ranking(ranking, Yt.shape, k)
+    inv = _inverse_propensities(p, Y_train, Yt.shape[1]) if kind.startswith("ps") else None
+    return float(getattr(_AtKStats.from_checked(Yt, R, (k,), inv), kind)(k))
+
+
+# shared parts of the docstrings of the four metrics at k
+_XC_REFERENCE_DOC = """K. Bhatia, K. Dahiya, H. Jain, A. Mittal, Y. Prabhu and M. Varma, "The
+    extreme classification repository: multi-label datasets and code", 2016,
+    http://manikvarma.org/downloads/XC/XMLRepository.html"""
+
+_JPV_REFERENCE_DOC = """H. Jain, Y. Prabhu and M. Varma, "Extreme multi-label loss functions for
+    recommendation, tagging, ranking & other missing label applications",
+    KDD 2016."""
+
+_PS_RETURNS_DOC = """float
+        In [0, 1]; higher is better; 1 for a ranking that puts each instance's
+        true labels first, rarest first. NaN when no instance has a relevant label."""
+
+_RANKING_PARAMETERS_DOC = """Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
+        True binary label indicator; a sparse one is never densified.
+    ranking : array-like of shape (n_samples, k'), or array-like or sparse matrix of shape (n_samples, n_labels)
+        Either the label indices of each row's top k' labels, best first, as
+        an integer array (the ``labels`` of a top-k prediction; k' >= k,
+        no repeated label among the first k), or a real score matrix (float
+        or bool; dense, or sparse with missing entries scoring 0), ranked by
+        decreasing score, equal scores by increasing label index.
+    k : int, default=5
+        Number of top positions evaluated (>= 1). With a score matrix k may
+        exceed n_labels: the positions past the last label hold no label."""
+
+
+def precision_at_k(Y_true: MatrixLike, ranking: MatrixLike, k: int = 5) -> float:
+    """Precision at k: the fraction of the top k ranked labels that are relevant.
+
+    ``P@k = (1 / k) * sum over the top k labels l of y_l``, averaged over instances.
+
+    Parameters
+    ----------
+    {parameters}
+
+    Returns
+    -------
+    float
+        In [0, 1]; higher is better. At most ``mean of min(k, |Y_i|) / k``.
+
+    Notes
+    -----
+    The Extreme Classification Repository's definition (its ``precision_k``):
+    an instance without relevant labels scores 0 and counts in the mean; the
+    denominator is k even when fewer than k labels are relevant.
+
+    References
+    ----------
+    {xc_reference}
+
+    Examples
+    --------
+    >>> precision_at_k([[1, 0, 1], [0, 1, 0]], [[0.9, 0.5, 0.1], [0.2, 0.2, 0.6]], k=2)
+    0.25
+    >>> precision_at_k([[1, 0, 1], [0, 1, 0]], [[0, 2], [1, 0]], k=1)  # label indices, best first
+    1.0
+    """
+    return _at_k_value("precision", Y_true, ranking, k)
+
+
+def ndcg_at_k(Y_true: MatrixLike, ranking: MatrixLike, k: int = 5) -> float:
+    """Normalised discounted cumulative gain at k.
+
+    ``DCG@k = sum over positions r = 1..k of y_(r) / log2(r + 1)``, y_(r) the
+    relevance of the label ranked r-th; ``nDCG@k = DCG@k / sum over r = 1..min(k, |Y_i|)
+    of 1 / log2(r + 1)`` (the DCG of a perfect ranking), averaged over instances.
+
+    Parameters
+    ----------
+    {parameters}
+
+    Returns
+    -------
+    float
+        In [0, 1]; higher is better; 1 for a perfect ranking when every
+        instance has a relevant label.
+
+    Notes
+    -----
+    The Extreme Classification Repository's definition (its ``nDCG_k``): an
+    instance without relevant labels scores 0 and counts in the mean.
+
+    References
+    ----------
+    {xc_reference}
+
+    Examples
+    --------
+    >>> round(ndcg_at_k([[1, 0, 1]], [[0.9, 0.5, 0.1]], k=2), 6)  # 1 / (1 + 1/log2(3))
+    0.613147
+    """
+    return _at_k_value("ndcg", Y_true, ranking, k)
+
+
+_PS_PARAMETERS_DOC = """propensities : array-like of shape (n_labels,), default=None
+        Label propensities ``p_l > 0`` (:func:`propensities`); label l weighs ``1 / p_l``.
+    Y_train : array-like or sparse matrix of shape (n_train, n_labels), default=None
+        Training labels, from which the propensities are computed with the
+        defaults A = 0.55, B = 1.5 (call :func:`propensities` for others).
+        Exactly one of ``propensities`` and ``Y_train`` is given."""
+
+_PS_NORMALISATION_DOC = """The propensity-scored sums are normalised as the repository's
+    ``precision_wt_k`` and ``nDCG_wt_k`` do, by the best value achievable:
+    the sum over instances of the propensity-scored value is divided by the
+    sum over instances of the value of the best ranking, which puts each
+    instance's true labels first in decreasing order of ``1 / p_l`` (the k
+    largest inverse propensities among its true labels). This is a ratio of
+    means, not a mean of per-instance ratios: an instance whose true labels
+    are rare weighs more. Instances without relevant labels add 0 to both
+    sums, so they do not count; NaN when no instance has a relevant label
+    (0/0). The KDD 2016 paper defines PSP@k and PSnDCG@k without this
+    normalisation."""
+
+
+def psprecision_at_k(
+    Y_true: MatrixLike,
+    ranking: MatrixLike,
+    k: int = 5,
+    *,
+    propensities: ArrayLike | None = None,
+    Y_train: MatrixLike | None = None,
+) -> float:
+    """Propensity-scored precision at k (PSP@k), normalised as in the Extreme Classification Repository.
+
+    ``PSP@k = sum_i sum over the top k labels l of y_il / p_l`` divided by
+    ``sum_i (the sum of the k largest 1 / p_l over the true labels of i)``.
+
+    Parameters
+    ----------
+    {parameters}
+    {ps_parameters}
+
+    Returns
+    -------
+    {ps_returns}
+
+    Notes
+    -----
+    {normalisation}
+
+    References
+    ----------
+    {jpv_reference}
+    {xc_reference}
+
+    Examples
+    --------
+    >>> psprecision_at_k([[1, 0, 1]], [[0.9, 0.5, 0.1]], k=2, propensities=[0.5, 1.0, 0.25])
+    0.3333333333333333
+    """
+    return _at_k_value("psprecision", Y_true, ranking, k, propensities, Y_train)
+
+
+def psndcg_at_k(
+    Y_true: MatrixLike,
+    ranking: MatrixLike,
+    k: int = 5,
+    *,
+    propensities: ArrayLike | None = None,
+    Y_train: MatrixLike | None = None,
+) -> float:
+    """Propensity-scored nDCG at k (PSnDCG@k), normalised as in the Extreme Classification Repository.
+
+    ``PSDCG@k = sum over positions r = 1..k of y_(r) / (p_(r) log2(r + 1))``;
+    ``PSnDCG@k = sum_i PSDCG@k_i / sum_i (PSDCG@k_i of the best ranking)``.
+
+    Parameters
+    ----------
+    {parameters}
+    {ps_parameters}
+
+    Returns
+    -------
+    {ps_returns}
+
+    Notes
+    -----
+    {normalisation} (The repository divides both sums by ``sum over r = 1..k of
+    1 / log2(r + 1)`` for every instance; the factor cancels.)
+
+    References
+    ----------
+    {jpv_reference}
+    {xc_reference}
+
+    Examples
+    --------
+    >>> round(psndcg_at_k([[1, 0, 1]], [[0.9, 0.5, 0.1]], k=2, propensities=[0.5, 1.0, 0.25]), 6)
+    0.380094
+    """
+    return _at_k_value("psndcg", Y_true, ranking, k, propensities, Y_train)
+
+
+for _f in (precision_at_k, ndcg_at_k, psprecision_at_k, psndcg_at_k):
+    _f.__doc__ = cast(str, _f.__doc__).format(
+        parameters=_RANKING_PARAMETERS_DOC,
+        ps_parameters=_PS_PARAMETERS_DOC,
+        ps_returns=_PS_RETURNS_DOC,
+        normalisation=_PS_NORMALISATION_DOC,
+        xc_reference=_XC_REFERENCE_DOC,
+        jpv_reference=_JPV_REFERENCE_DOC,
+    )
+del _f
+
+
+# ---------------------------------------------------------------------------
 # Registry and the single entry point
 # ---------------------------------------------------------------------------
 
@@ -979,18 +1541,23 @@ class Metric:
     kind : {"bipartition", "ranking"}
         Which second input the metric needs.
     greater_is_better : bool
-        True for accuracies, precisions, recalls, F1s and average precisions;
-        False for the losses, one-error and coverage.
+        True for accuracies, precisions, recalls, F1s, average precisions and
+        the at-k metrics; False for the losses, one-error and coverage.
+    needs_propensities : bool, default=False
+        True for the propensity-scored metrics, whose ``func`` also needs
+        ``Y_train=`` or ``propensities=`` (and :func:`evaluate` its ``Y_train``
+        or ``propensities``).
     """
 
     name: str
-    func: Callable[[MatrixLike, MatrixLike], float]
+    func: Callable[..., float]
     kind: Literal["bipartition", "ranking"]
     greater_is_better: bool
+    needs_propensities: bool = False
 
-    def __call__(self, Y_true: MatrixLike, Y_other: MatrixLike) -> float:
-        """Apply :attr:`func` to ``(Y_true, Y_pred)`` or ``(Y_true, scores)``."""
-        return self.func(Y_true, Y_other)
+    def __call__(self, Y_true: MatrixLike, Y_other: MatrixLike, **kwargs: object) -> float:
+        """Apply :attr:`func` to ``(Y_true, Y_pred)`` or ``(Y_true, scores)`` (and ``kwargs``)."""
+        return self.func(Y_true, Y_other, **kwargs)
 
 
 _BIPARTITION_FROM_COUNTS: dict[str, Callable[[_BipartitionCounts], float]] = {
@@ -1018,7 +1585,17 @@ _RANKING_FROM_STATS: dict[str, Callable[[_RankingStats], float]] = {
 
 _LOWER_IS_BETTER = {"hamming_loss", "one_error", "coverage", "normalized_coverage", "ranking_loss"}
 
-_PUBLIC_FUNCS: dict[str, Callable[[MatrixLike, MatrixLike], float]] = {
+_AT_K_FUNCS: dict[str, Callable[..., float]] = {
+    "precision": precision_at_k,
+    "ndcg": ndcg_at_k,
+    "psprecision": psprecision_at_k,
+    "psndcg": psndcg_at_k,
+}
+
+#: the at-k metrics of METRICS: name -> (kind, k); k = 1, 3, 5 as the repository reports them
+_AT_K: dict[str, tuple[str, int]] = {f"{kind}_at_{k}": (kind, k) for kind in _AT_K_FUNCS for k in (1, 3, 5)}
+
+_PUBLIC_FUNCS: dict[str, Callable[..., float]] = {
     "hamming_loss": hamming_loss,
     "subset_accuracy": subset_accuracy,
     "example_accuracy": example_accuracy,
@@ -1037,17 +1614,22 @@ _PUBLIC_FUNCS: dict[str, Callable[[MatrixLike, MatrixLike], float]] = {
     "ranking_loss": ranking_loss,
     "average_precision": average_precision,
     "label_map": label_map,
+    **{name: partial(_AT_K_FUNCS[kind], k=k) for name, (kind, k) in _AT_K.items()},
 }
 
 #: Every metric by name: the public functions plus ``"normalized_coverage"``
-#: (:func:`coverage` with ``normalize=True``). Bipartition metrics first, in
-#: the order :func:`evaluate` reports them.
+#: (:func:`coverage` with ``normalize=True``) and the at-k metrics
+#: ``precision_at_k``, ``ndcg_at_k``, ``psprecision_at_k`` and ``psndcg_at_k``
+#: at k = 1, 3 and 5 (``"precision_at_1"`` ... ``"psndcg_at_5"``; ranking
+#: metrics, computed from the scores). Bipartition metrics first, in the order
+#: :func:`evaluate` reports them.
 METRICS: dict[str, Metric] = {
     name: Metric(
         name=name,
         func=func,
         kind="bipartition" if name in _BIPARTITION_FROM_COUNTS else "ranking",
         greater_is_better=name not in _LOWER_IS_BETTER,
+        needs_propensities=name in _AT_K and _AT_K[name][0].startswith("ps"),
     )
     for name, func in _PUBLIC_FUNCS.items()
 }
@@ -1056,16 +1638,33 @@ METRICS: dict[str, Metric] = {
 class _Prepared:
     """Inputs validated once; the shared statistics computed on first use."""
 
-    def __init__(self, Y_true: MatrixLike, Y_pred: MatrixLike | None, scores: MatrixLike | None) -> None:
+    def __init__(
+        self,
+        Y_true: MatrixLike,
+        Y_pred: MatrixLike | None,
+        scores: MatrixLike | None,
+        names: list[str],
+        Y_train: MatrixLike | None = None,
+        propensities: ArrayLike | None = None,
+    ) -> None:
         self.Yt = _check_binary(Y_true, "Y_true")
         self.Yp: _BoolMatrix | None = None
         self.S: NDArray[np.floating] | None = None
         if Y_pred is not None:
             self.Yp = _check_binary(Y_pred, "Y_pred")
             _check_same_shape(self.Yt.shape, self.Yp.shape, "Y_pred")
+        at_k = [name for name in names if name in _AT_K]
+        self._ks = [_AT_K[name][1] for name in at_k]
         if scores is not None:
-            self.S = _check_scores(scores, "scores")
+            if at_k and all(name in _AT_K for name in names if METRICS[name].kind == "ranking"):
+                # only the at-k metrics read the scores: sparse ones need not be densified
+                self.S = _check_sparse_scores(scores, "scores") if sp.issparse(scores) else _check_scores(scores)
+            else:
+                self.S = _check_scores(scores, "scores")
             _check_same_shape(self.Yt.shape, self.S.shape, "scores")
+        self._inv = None
+        if any(METRICS[name].needs_propensities for name in at_k):
+            self._inv = _inverse_propensities(propensities, Y_train, self.Yt.shape[1])
 
     # evaluate() has checked that the input each metric needs is present
     @cached_property
@@ -1076,7 +1675,14 @@ class _Prepared:
     def ranking(self) -> _RankingStats:
         return _RankingStats.from_checked(self.Yt, cast("NDArray[np.floating]", self.S))
 
+    @cached_property
+    def at_k(self) -> _AtKStats:
+        return _AtKStats.from_checked(self.Yt, cast("NDArray[np.floating]", self.S), self._ks, self._inv)
+
     def value(self, name: str) -> float:
+        if name in _AT_K:
+            kind, k = _AT_K[name]
+            return float(getattr(self.at_k, kind)(k))
         if name in _BIPARTITION_FROM_COUNTS:
             return float(_BIPARTITION_FROM_COUNTS[name](self.counts))
         if name == "label_map":
@@ -1084,12 +1690,15 @@ class _Prepared:
         return float(_RANKING_FROM_STATS[name](self.ranking))
 
 
-def _resolve_names(metrics: str | Iterable[str] | None, have_pred: bool, have_scores: bool) -> list[str]:
+def _resolve_names(
+    metrics: str | Iterable[str] | None, have_pred: bool, have_scores: bool, have_propensities: bool
+) -> list[str]:
     if metrics is None:
         names = [
             m.name
             for m in METRICS.values()
-            if (m.kind == "bipartition" and have_pred) or (m.kind == "ranking" and have_scores)
+            if m.name not in _AT_K
+            and ((m.kind == "bipartition" and have_pred) or (m.kind == "ranking" and have_scores))
         ]
         if not names:
             raise ValueError("evaluate needs Y_pred (bipartition metrics) and/or scores (ranking metrics); got neither")
@@ -1104,6 +1713,11 @@ def _resolve_names(metrics: str | Iterable[str] | None, have_pred: bool, have_sc
             raise ValueError(f"metric {name!r} is a bipartition metric and needs Y_pred, but Y_pred is None")
         if kind == "ranking" and not have_scores:
             raise ValueError(f"metric {name!r} is a ranking metric and needs scores, but scores is None")
+        if METRICS[name].needs_propensities and not have_propensities:
+            raise ValueError(
+                f"metric {name!r} is propensity-scored and needs Y_train (the training labels) "
+                "or propensities, but both are None"
+            )
     return list(dict.fromkeys(requested))
 
 
@@ -1113,6 +1727,8 @@ def evaluate(
     scores: MatrixLike | None = None,
     *,
     metrics: str | Iterable[str] | None = None,
+    Y_train: MatrixLike | None = None,
+    propensities: ArrayLike | None = None,
 ) -> dict[str, float]:
     """Compute several metrics from one validation of the inputs.
 
@@ -1127,7 +1743,14 @@ def evaluate(
     metrics : str or iterable of str, default=None
         Names from :data:`METRICS` (a single string is one name). None: every
         metric whose input was given (bipartition metrics when ``Y_pred`` is
-        given, ranking metrics when ``scores`` is given).
+        given, ranking metrics when ``scores`` is given) except the at-k
+        metrics, which are computed only when named.
+    Y_train : array-like or sparse matrix of shape (n_train, n_labels), default=None
+        Training labels, whose label frequencies give the propensities
+        (:func:`propensities`, A = 0.55, B = 1.5) of the propensity-scored
+        metrics (``psprecision_at_*``, ``psndcg_at_*``); not read by the others.
+    propensities : array-like of shape (n_labels,), default=None
+        The propensities themselves, instead of ``Y_train``.
 
     Returns
     -------
@@ -1140,22 +1763,31 @@ def evaluate(
     ------
     ValueError
         An unknown metric name (the message lists the valid ones); a metric
-        whose input (``Y_pred`` or ``scores``) is None; neither given with
-        ``metrics=None``; or any invalid input (see the individual functions).
+        whose input (``Y_pred`` or ``scores``) is None; a propensity-scored
+        metric with both ``Y_train`` and ``propensities`` None; neither
+        ``Y_pred`` nor ``scores`` given with ``metrics=None``; or any invalid
+        input (see the individual functions).
 
     Notes
     -----
     The inputs are validated and converted once. All bipartition metrics share
     one pass computing per-instance and per-label counts; one-error, coverage,
     ranking loss and average precision share one blocked argsort of the
-    scores per row; ``label_map`` sorts per label.
+    scores per row; ``label_map`` sorts per label; the at-k metrics share one
+    pass selecting each row's top labels for the largest k asked (sparse
+    scores stay sparse when no other ranking metric is asked for).
 
     Examples
     --------
     >>> evaluate([[1, 0], [0, 1]], [[1, 0], [1, 1]], metrics=["hamming_loss", "subset_accuracy"])
     {'hamming_loss': 0.25, 'subset_accuracy': 0.5}
+    >>> values = evaluate([[1, 0], [0, 1]], scores=[[0.9, 0.1], [0.8, 0.2]],
+    ...                   metrics=["precision_at_1", "psprecision_at_1"], Y_train=[[1, 0], [1, 0], [0, 1]])
+    >>> {name: round(value, 4) for name, value in values.items()}
+    {'precision_at_1': 0.5, 'psprecision_at_1': 0.4962}
     """
-    names = _resolve_names(metrics, Y_pred is not None, scores is not None)
-    prepared = _Prepared(Y_true, Y_pred, scores)
+    have_propensities = Y_train is not None or propensities is not None
+    names = _resolve_names(metrics, Y_pred is not None, scores is not None, have_propensities)
+    prepared = _Prepared(Y_true, Y_pred, scores, names, Y_train, propensities)
     return {name: prepared.value(name) for name in names}
 

@@ -369,7 +369,7 @@ def _run_split(
         pred = model.predict(X_test) if need_pred else None
         scores = _label_scores(model, X_test) if scores_wanted else None
         t2 = time.perf_counter()
-        values = evaluate(Y_test, pred, scores, metrics=names)
+        values = evaluate(Y_test, pred, scores, metrics=names, Y_train=Y_train)
         if on_fit is not None:
             on_fit(FittedSplit(split, name, model, Y_train, X_test, Y_test, pred, scores, values))
         if progress is not None:
