@@ -413,8 +413,8 @@ def evaluate_models(
         A held-out test part: one split, trained on all of ``X``.
     metrics : str, iterable of str or None, default=None
         Names from :data:`mlneighbors.metrics.METRICS`.  None computes every bipartition
-        metric, plus every ranking metric for the models with ``predict_proba`` or
-        ``decision_function``.
+        metric, plus every ranking metric (those at k only when named) for the models
+        with ``predict_proba`` or ``decision_function``.
     scale : {"minmax", "standard", "none"}, transformer or None, default=None
         Scale the features of every split with the training part's statistics
         (:func:`make_scaler`, or a clone of the given transformer).
@@ -563,8 +563,8 @@ def cross_validate(
         arrays.
     metrics : str, iterable of str or None, default=None
         Names from :data:`mlneighbors.metrics.METRICS`. None computes every
-        bipartition metric, plus every ranking metric when the estimator has
-        ``predict_proba`` or ``decision_function``.
+        bipartition metric, plus every ranking metric (those at k only when named) when
+        the estimator has ``predict_proba`` or ``decision_function``.
     random_state : int, RandomState instance or None, default=None
         Seed for the folds when ``cv`` is an int; ignored otherwise.
     n_jobs : int or None, default=None
