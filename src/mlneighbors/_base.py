@@ -26,10 +26,39 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._counts import membership_counts, row_blocks
 from .exceptions import LabelWarning, NeighborsWarning
 
-__all__ = ["KNeighborsMultilabelBase", "target_classes", "validate_training_data"]
+__all__ = ["KNeighborsMultilabelBase", "VersionedState", "target_classes", "validate_training_data"]
 
 
-class KNeighborsMultilabelBase(MultiOutputMixin, ClassifierMixin, BaseEstimator):
+class VersionedState:
+    """Saved models remember the mlneighbors version that wrote them (pickle, joblib, skops).
+
+    Loading a model written by another version warns with both versions
+    (:class:`~mlneighbors.exceptions.VersionWarning`); scikit-learn does the same for its own.
+    """
+
+    def __getstate__(self) -> dict:
+        from . import __version__
+
+        state = super().__getstate__()
+        state["_mlneighbors_version"] = __version__
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        from . import __version__
+        from .exceptions import VersionWarning
+
+        saved = state.pop("_mlneighbors_version", "unknown (before 0.1.0)")
+        if saved != __version__:
+            warnings.warn(
+                f"this {type(self).__name__} was saved by mlneighbors {saved} and is loaded by "
+                f"mlneighbors {__version__}: it may fail or predict differently; refit it with {__version__}",
+                VersionWarning,
+                stacklevel=2,
+            )
+        super().__setstate__(state)
+
+
+class KNeighborsMultilabelBase(VersionedState, MultiOutputMixin, ClassifierMixin, BaseEstimator):
     """Base class of the lazy multi-label classifiers.
 
     Targets
@@ -114,7 +143,7 @@ class KNeighborsMultilabelBase(MultiOutputMixin, ClassifierMixin, BaseEstimator)
         check_scale(X, "X")  # every model's search, whatever the backend
         self._multilabel = classes is None
         if self._multilabel:
-            self._y_dtype = y_dtype
+            self._y_dtype = np.dtype(y_dtype).str  # a string: saved models hold no dtype objects
         self.classes_ = target_classes(classes, y_dtype, Y.shape[1])
         self.n_labels_ = Y.shape[1]
         empty = Y.sum(axis=0) == 0

@@ -12,13 +12,13 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import target_classes, validate_training_data
+from ._base import VersionedState, target_classes, validate_training_data
 from ._config import working_memory_bytes
 
 __all__ = ["BLDA"]
 
 
-class BLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class BLDA(VersionedState, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Class-balanced multi-label LDA: a linear projection to at most ``n_labels - 1`` dims.
 
     Every instance contributes once per label it carries (class-wise scatter matrices):

@@ -22,6 +22,7 @@ __all__ = [
     "DatasetNotFoundError",
     "LabelWarning",
     "NeighborsWarning",
+    "VersionWarning",
 ]
 
 
@@ -31,6 +32,10 @@ class LabelWarning(UserWarning):
 
 class NeighborsWarning(UserWarning):
     """``n_neighbors`` was clipped to the neighbours the training set has."""
+
+
+class VersionWarning(UserWarning):
+    """A model saved by one mlneighbors version was loaded by another."""
 
 
 class DataScaleWarning(UserWarning):

@@ -1,0 +1,78 @@
+"""Saving and loading fitted models with skops: files that cannot run code.
+
+A skops file holds the objects' state as data; loading builds only the types it is told
+to trust.  :data:`TRUSTED_TYPES` lists exactly the package's own estimators; the numpy,
+scipy and scikit-learn types they hold (arrays, sparse matrices, KMeans, a Pipeline, a
+scaler) are trusted by skops itself.  A file holding any other type fails with skops'
+``UntrustedTypesFoundException``, which names the types: nothing is built or run.
+
+Fitted models hold plain arrays only (no neighbour index: it is rebuilt from the training
+rows on first use; no dtype objects), so plain ``skops.io.load(path,
+trusted=mlneighbors.TRUSTED_TYPES)`` works too.  Pickle and joblib keep working.
+
+>>> import numpy as np, tempfile, os
+>>> import mlneighbors
+>>> X = np.random.default_rng(0).normal(size=(30, 3))
+>>> Y = (X > 0).astype(int)
+>>> model = mlneighbors.MLkNN(3).fit(X, Y)
+>>> path = os.path.join(tempfile.mkdtemp(), "model.skops")
+>>> mlneighbors.save(model, path)
+>>> loaded = mlneighbors.load(path)
+>>> bool((loaded.predict(X) == model.predict(X)).all())
+True
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+__all__ = ["TRUSTED_TYPES", "load", "save"]
+
+#: The package's own types a saved model may hold: pass them to ``skops.io.load(trusted=...)``.
+TRUSTED_TYPES: list[str] = [
+    "mlneighbors.bknn.BKNN",
+    "mlneighbors.blda.BLDA",
+    "mlneighbors.brknn.BRkNN",
+    "mlneighbors.dmlknn.DMLkNN",
+    "mlneighbors.hybrid.HybridKNN",
+    "mlneighbors.lamlknn.LAMLkNN",
+    "mlneighbors.lpknn.LPkNN",
+    "mlneighbors.mlknn.MLkNN",
+]
+
+
+def _skops_io() -> Any:
+    try:
+        import skops.io
+    except ImportError as exc:
+        raise ImportError("saving and loading models needs skops: pip install 'mlneighbors[persist]'") from exc
+    return skops.io
+
+
+def save(model: Any, path: str | os.PathLike[str]) -> None:
+    """Write a fitted model (or a Pipeline of them) to ``path`` as a skops file, whole or not at all.
+
+    Parameters
+    ----------
+    model : estimator
+    path : str or path-like
+        Conventionally ending in ``.skops``.
+    """
+    from ._files import atomic_path
+
+    sio = _skops_io()
+    with atomic_path(path) as tmp:
+        sio.dump(model, tmp)
+
+
+def load(path: str | os.PathLike[str]) -> Any:
+    """Read a model written by :func:`save` (or by ``skops.io.dump``).
+
+    Only the package's own types (:data:`TRUSTED_TYPES`) and the types skops trusts by
+    default (numpy, scipy, scikit-learn) are built; any other type raises skops'
+    ``UntrustedTypesFoundException`` naming it.  A model written by another mlneighbors
+    version loads with a :class:`~mlneighbors.exceptions.VersionWarning` naming both.
+    """
+    sio = _skops_io()
+    return sio.load(path, trusted=TRUSTED_TYPES)
