@@ -326,6 +326,7 @@ def validate_training_data(
         raise ValueError(
             f"{type(estimator).__name__} requires y to be passed, but the target y is None"
         )
+    _refuse_label_lists(y)
     X, y = validate_data(
         estimator,
         X,
@@ -341,6 +342,13 @@ def validate_training_data(
     if _is_indicator(y):
         Y = y.toarray() if sp.issparse(y) else np.asarray(y)
         return X, Y.astype(np.int8), None, Y.dtype
+    if np.ndim(y) == 2:
+        values = np.unique(y.data if sp.issparse(y) else np.asarray(y))
+        if values.dtype.kind in "iuf" and set(values.tolist()) <= {-1, 0, 1} and -1 in values:
+            raise ValueError(
+                "y is a label matrix coded -1/+1; a label indicator holds 0 and 1: convert it "
+                "with (y > 0).astype(int)"
+            )
     target = type_of_target(y)
     if target not in ("binary", "multiclass"):
         raise ValueError(
@@ -356,6 +364,19 @@ def validate_training_data(
     elif Y.shape[1] == 1:  # two classes: one column each, as one-vs-rest scores them
         Y = np.hstack([1 - Y, Y])
     return X, Y, binarizer.classes_, None
+
+
+def _refuse_label_lists(y: Any) -> None:
+    """A list of label lists (``[[0, 3], [2], []]``) is not an indicator: say how to make one."""
+    if isinstance(y, (list, tuple)) and len(y) > 0:
+        rows = [r for r in y if isinstance(r, (list, tuple, set, frozenset))]
+        if len(rows) == len(y) and (any(isinstance(r, (set, frozenset)) for r in rows)
+                                    or len({len(r) for r in rows}) > 1):
+            raise ValueError(
+                "y is a list of label lists, one per row; a label indicator matrix of shape "
+                "(n_samples, n_labels) is needed: make one with "
+                "sklearn.preprocessing.MultiLabelBinarizer().fit_transform(y)"
+            )
 
 
 def _is_indicator(y: Any) -> bool:

@@ -228,3 +228,18 @@ def test_blda_refuses_labels_that_all_have_the_same_members(rng):
     X = rng.normal(size=(20, 3))
     with pytest.raises(ValueError, match="same rows .*S_b = 0"):
         BLDA().fit(X, np.ones((20, 3), dtype=int))
+
+
+@pytest.mark.parametrize("model", EVERY_MODEL[:2] + [BKNN(3), BLDA()], ids=repr)
+def test_a_target_coded_minus_one_plus_one_says_how_to_convert(model, rng):
+    X, Y, _ = _small(rng)
+    with pytest.raises(ValueError, match=r"coded -1/\+1.*\(y > 0\)\.astype\(int\)") as info:
+        clone(model).fit(X, 2 * Y - 1)
+    assert "Unknown label type" not in str(info.value)
+
+
+@pytest.mark.parametrize("model", EVERY_MODEL[:2] + [BKNN(3), BLDA()], ids=repr)
+def test_a_list_of_label_lists_points_to_the_binarizer(model, rng):
+    X = rng.normal(size=(4, 3))
+    with pytest.raises(ValueError, match="list of label lists.*MultiLabelBinarizer"):
+        clone(model).fit(X, [[0, 2], [1], [], [0, 1, 2]])
