@@ -88,14 +88,19 @@ def test_evaluate_table_json_csv(shared_data, capsys):
     out = capsys.readouterr().out
     assert out.startswith("mlknn on emotions: standard split (391 train / 202 test)")
     assert "hamming_loss" in out and "average_precision" in out and "fit_predict_seconds" in out
+    assert "features min-max scaled with the training ranges (the default for dense data" in out
     assert main(base + ["--format", "json"]) == 0
-    rows = json.loads(capsys.readouterr().out)
-    by_metric = {r["metric"]: r for r in rows}
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["dataset"] == "emotions" and doc["protocol"].startswith("standard split") and doc["seed"] == 0
+    assert doc["model"] == "mlknn" and doc["scale"] == "minmax" and doc["mlneighbors"]
+    by_metric = {r["metric"]: r for r in doc["results"]}
     assert 0 < by_metric["hamming_loss"]["value"] < 0.5 and by_metric["hamming_loss"]["std"] is None
     assert main(base + ["--format", "csv", "--cv", "3", "--minmax", "--k", "5"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert [r["metric"] for r in rows] == ["hamming_loss", "average_precision", "fit_predict_seconds"]
     assert all(r["std"] != "" for r in rows)
+    assert {r["dataset"] for r in rows} == {"emotions"} and json.loads(rows[0]["params"]) == {"mlknn": {"n_neighbors": 5}}
+    assert rows[0]["protocol"].startswith("3-fold stratified CV") and rows[0]["seed"] == "0"
 
 
 def test_evaluate_matches_the_library(shared_data, capsys):
@@ -104,9 +109,9 @@ def test_evaluate_matches_the_library(shared_data, capsys):
     from mlneighbors.metrics import evaluate
 
     argv = ["evaluate", "emotions", "--model", "brknn-b", "--k", "7", "--split", "--format", "json",
-            "--metrics", "example_f1,ranking_loss", "--data-home", str(shared_data)]
+            "--metrics", "example_f1,ranking_loss", "--scale", "none", "--data-home", str(shared_data)]
     assert main(argv) == 0
-    got = {r["metric"]: r["value"] for r in json.loads(capsys.readouterr().out)}
+    got = {r["metric"]: r["value"] for r in json.loads(capsys.readouterr().out)["results"]}
     tr, te = (load_dataset("emotions", s, shared_data) for s in ("train", "test"))
     model = BRkNN(7, extension="b").fit(tr.X, tr.Y)
     want = evaluate(te.Y, model.predict(te.X), model.predict_proba(te.X), metrics=["example_f1", "ranking_loss"])
@@ -119,7 +124,10 @@ def test_compare_side_by_side(shared_data, capsys):
             "--metrics", "hamming_loss,micro_f1", "--param", "lamlknn.n_clusters=2",
             "--param", "smoothing=0.5", "--data-home", str(shared_data), "--format", "json"]
     assert main(argv) == 0
-    rows = json.loads(capsys.readouterr().out)
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["models"] == ["mlknn", "brknn-a", "lamlknn", "bknn"]
+    assert doc["params"]["lamlknn"] == {"n_clusters": 2, "smoothing": 0.5, "random_state": 0}
+    rows = doc["results"]
     assert [r["metric"] for r in rows] == ["hamming_loss", "micro_f1", "fit_predict_seconds"]
     assert set(rows[0]) == {"metric", "mlknn", "brknn-a", "lamlknn", "bknn"}
     assert main(argv[:-2] + ["--format", "table"]) == 0
@@ -140,7 +148,8 @@ def test_compare_blda_bknn_and_hybrid(shared_data, capsys):
 @pytest.mark.parametrize(
     "argv, needles",
     [
-        (["evaluate", "emotionz", "--model", "mlknn"], ["unknown dataset 'emotionz'", "'emotions'", "yeast"]),
+        (["evaluate", "emotionz", "--model", "mlknn"],
+         ["'emotionz' is neither a registered dataset", "'emotions'", "yeast"]),
         (["evaluate", "emotions", "--model", "mlknx"], ["unknown model 'mlknx'", "mlknn", "blda-bknn"]),
         (["compare", "emotions", "--models", "mlknn,foo"], ["unknown model 'foo'", "brknn-a"]),
         (["compare", "emotions", "--models", "mlknn,mlknn"], ["twice"]),
@@ -223,7 +232,7 @@ def test_reproduce_without_matplotlib(shared_data, tmp_path, capsys, monkeypatch
 def test_progress_bars_only_on_a_terminal(monkeypatch):
     import sys
 
-    from mlneighbors import cli
+    from mlneighbors.cli._common import progress_factory
 
     class Tty:
         def isatty(self):
@@ -235,15 +244,15 @@ def test_progress_bars_only_on_a_terminal(monkeypatch):
         def flush(self):
             pass
 
-    assert cli._progress_factory(quiet=False) is None  # pytest's stderr is not a terminal
+    assert progress_factory(quiet=False) is None  # pytest's stderr is not a terminal
     monkeypatch.setattr(sys, "stderr", Tty())
-    assert cli._progress_factory(quiet=True) is None
-    factory = cli._progress_factory(quiet=False)
+    assert progress_factory(quiet=True) is None
+    factory = progress_factory(quiet=False)
     bar = factory(3, "x")
     bar.update(3)
     bar.close()
     monkeypatch.setitem(sys.modules, "tqdm", None)
-    assert cli._progress_factory(quiet=False) is None  # without tqdm: no bar, no error
+    assert progress_factory(quiet=False) is None  # without tqdm: no bar, no error
 
 
 def test_reproduce_into_a_folder_that_cannot_be_written_fails_before_computing(shared_data, tmp_path, capsys):

@@ -1,0 +1,192 @@
+"""What every command shares: one-line errors, output formats, parameter values, progress."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import difflib
+import io
+import json
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+FORMATS = ("table", "json", "csv")
+
+#: metrics evaluate and compare report unless --metrics says otherwise
+DEFAULT_METRICS = (
+    "hamming_loss",
+    "subset_accuracy",
+    "example_accuracy",
+    "example_f1",
+    "micro_f1",
+    "macro_f1",
+    "one_error",
+    "ranking_loss",
+    "normalized_coverage",
+    "average_precision",
+)
+
+
+class CLIError(Exception):
+    """A user error: printed as one line, exit status 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one clear line, not a usage dump
+        raise CLIError(f"{self.prog}: {message}")
+
+
+@dataclass
+class Outputs:
+    """What a command has written so far, for the line printed when it is interrupted."""
+
+    folder: str
+    done: list[str] = field(default_factory=list)
+
+    def interrupted(self) -> str:
+        if not self.done:
+            return f"interrupted; nothing written to {self.folder}"
+        return f"interrupted; {self.folder} holds only complete runs ({', '.join(self.done)})"
+
+
+def choice_error(what: str, value: str, valid: Sequence[str], cmd: str) -> CLIError:
+    close = difflib.get_close_matches(value, list(valid), n=2, cutoff=0.6)
+    hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
+    return CLIError(f"mlneighbors {cmd}: unknown {what} {value!r}{hint}; valid: {', '.join(valid)}")
+
+
+def parse_value(text: str, default: Any) -> Any:
+    """A ``--param`` value as the parameter's type (from its default), else a literal guess."""
+    low = text.strip().lower()
+    if isinstance(default, bool):
+        if low in ("true", "yes", "1", "on"):
+            return True
+        if low in ("false", "no", "0", "off"):
+            return False
+        raise ValueError("expected true or false")
+    if low in ("none", "null"):
+        return None
+    if low in ("true", "false"):
+        return low == "true"
+    if isinstance(default, int):
+        try:
+            return int(text)
+        except ValueError:
+            raise ValueError("expected an integer") from None
+    if isinstance(default, float):
+        try:
+            return int(text) if low.lstrip("+-").isdigit() else float(text)
+        except ValueError:
+            raise ValueError("expected a number") from None
+    if text.strip()[:1] in "{[":
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            raise ValueError("expected JSON") from None
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
+def key_values(items: Sequence[str] | None, option: str, cmd: str) -> list[tuple[str, str]]:
+    """``KEY=VALUE`` arguments split in two, or one clear line naming the option."""
+    pairs = []
+    for item in items or []:
+        if "=" not in item:
+            raise CLIError(f"mlneighbors {cmd}: {option} expects key=value, got {item!r}")
+        key, text = (part.strip() for part in item.split("=", 1))
+        pairs.append((key, text))
+    return pairs
+
+
+def format_rows(rows: list[dict[str, Any]], fmt: str, columns: Sequence[str] | None = None) -> str:
+    """Render a list of flat records as an aligned text table, JSON or CSV."""
+    columns = list(columns) if columns is not None else (list(rows[0]) if rows else [])
+    if fmt == "json":
+        return json.dumps([{c: r.get(c) for c in columns} for r in rows], indent=2)
+    if fmt == "csv":
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+        return buf.getvalue().rstrip("\n")
+    cells = [[_cell(r.get(c)) for c in columns] for r in rows]
+    widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
+    numeric = [all(_is_number(r.get(c)) for r in rows) for c in columns]
+
+    def line(values: Sequence[str]) -> str:
+        return "  ".join(
+            v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric)
+        ).rstrip()
+
+    out = [line(columns), line(["-" * w for w in widths])]
+    out.extend(line(row) for row in cells)
+    return "\n".join(out)
+
+
+def jsonable(value: Any) -> Any:
+    """A parameter value as JSON can hold it (objects by their repr)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    return repr(value)
+
+
+def emit(rows: list[dict[str, Any]], fmt: str, columns: Sequence[str], meta: dict[str, Any],
+         header: str | None = None) -> None:
+    """Print results: a table under a header line, or JSON / CSV that carry ``meta`` (the
+    dataset, protocol, seed, model parameters and library version) with the rows."""
+    if fmt == "table":
+        if header:
+            print(header)
+        print(format_rows(rows, "table", columns))
+    elif fmt == "json":
+        print(json.dumps({**meta, "results": [{c: r.get(c) for c in columns} for r in rows]}, indent=2))
+    else:
+        flat = {k: (json.dumps(v) if isinstance(v, (dict, list)) else v) for k, v in meta.items()}
+        print(format_rows([{**r, **flat} for r in rows], "csv", [*columns, *flat]))
+
+
+def progress_factory(quiet: bool) -> Callable[[int, str], Any] | None:
+    """tqdm bars on stderr when it is a terminal (and not --quiet); None otherwise.
+
+    The bar appears only once a run has lasted more than a second and a half, so quick
+    commands print nothing extra.  Without tqdm there is no bar (it is an optional extra).
+    """
+    if quiet or not sys.stderr.isatty():
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+
+    def factory(total: int, desc: str) -> Any:
+        return tqdm(total=total, desc=desc, file=sys.stderr, leave=False, delay=1.5, dynamic_ncols=True)
+
+    return factory
+
+
+def note(message: str, quiet: bool = False) -> None:
+    """A one-line notice on standard error (k clipped, a default chosen for the user)."""
+    if not quiet:
+        print(f"note: {message}", file=sys.stderr)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) or value is None
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return str(value)

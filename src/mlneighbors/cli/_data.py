@@ -1,0 +1,131 @@
+"""Data for a command: a registered dataset by name or the user's own file by path.
+
+A DATA argument that names a registered dataset is read from the data directory; anything
+else is a file, read by :func:`mlneighbors.datasets.load_file` with the file options
+(``--xml``, ``--labels-first``, ``--labels-last``, ``--label-columns``, ``--input-format``).
+A test part comes from the dataset's standard split, or from ``--test FILE``; without one,
+cross-validation.  Features are scaled with the training part's statistics: min-max for
+dense data and none for sparse data unless ``--scale`` says otherwise (estimators never
+rescale; the command line does, because that is what a user of these methods needs).
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._common import CLIError
+
+SCALES = ("minmax", "standard", "none")
+
+
+def add_data_args(p: argparse.ArgumentParser, *, test: bool = True, data_help: str | None = None) -> None:
+    p.add_argument("data", metavar="DATA",
+                   help=data_help or "a registered dataset (see 'mlneighbors datasets') or a data file: Mulan/MEKA "
+                                     "ARFF (.arff[.gz]), libsvm (.svm), MATLAB (.mat), CSV (.csv)")
+    if test:
+        p.add_argument("--test", metavar="FILE", help="a test file (same format and options as DATA)")
+    group = p.add_argument_group("reading a data file")
+    group.add_argument("--xml", metavar="FILE", help="Mulan XML naming the label attributes of an ARFF file")
+    group.add_argument("--labels-first", type=int, metavar="N", help="the first N attributes/columns are the labels")
+    group.add_argument("--labels-last", type=int, metavar="N", help="the last N attributes/columns are the labels")
+    group.add_argument("--label-columns", metavar="SPEC",
+                       help="CSV: the label columns by name ('a,b,c') or a 0-based range ('5:10', '-3:')")
+    group.add_argument("--input-format", choices=("arff", "libsvm", "mat", "csv"),
+                       help="the file's format, whatever its extension says")
+    p.add_argument("--data-home", metavar="DIR", help="data directory of the registered datasets")
+
+
+def add_scale_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--scale", choices=SCALES,
+                   help="scale the features with the training part's statistics (default: minmax for dense "
+                        "data, none for sparse data)")
+    p.add_argument("--minmax", action="store_const", const="minmax", dest="scale", help=argparse.SUPPRESS)
+
+
+@dataclass
+class Data:
+    """What a command reads: a training part, a test part or None, and how they were found."""
+
+    label: str
+    train: Any
+    test: Any | None
+    registered: bool
+
+
+def _file_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "format": args.input_format,
+        "xml": args.xml,
+        "labels_first": args.labels_first,
+        "labels_last": args.labels_last,
+        "label_columns": args.label_columns,
+    }
+
+
+def read_file(path: str, args: argparse.Namespace, cmd: str) -> Any:
+    """One data file with the command's file options; one clear line on any problem."""
+    from ..datasets import load_file
+
+    try:
+        return load_file(path, **_file_options(args))
+    except (ValueError, OSError, ImportError) as exc:
+        raise CLIError(f"mlneighbors {cmd}: {' '.join(str(exc).split())}") from None
+
+
+def load(args: argparse.Namespace, cmd: str, *, whole: bool = False) -> Data:
+    """DATA (and --test) as datasets; a registered name uses its standard split when it ships
+    one (``whole``: all of it, for a model fitted once)."""
+    from ..datasets import list_datasets, load_dataset
+
+    name = args.data
+    test = read_file(args.test, args, cmd) if getattr(args, "test", None) else None
+    if name in list_datasets():
+        from ..datasets import get_dataset_spec
+
+        spec = get_dataset_spec(name)
+        split = not whole and test is None and "train" in spec.splits and not getattr(args, "cv", None)
+        if getattr(args, "split", False) and "train" not in spec.splits:
+            raise CLIError(f"mlneighbors {cmd}: dataset {name!r} ships no standard train/test split; use --cv N "
+                           "or --test FILE")
+        train = load_dataset(name, "train" if split else "all", args.data_home)
+        if split:
+            test = load_dataset(name, "test", args.data_home)
+        return Data(name, train, test, registered=True)
+    if "/" not in name and "." not in name:
+        from difflib import get_close_matches
+
+        close = get_close_matches(name, list_datasets(), n=2, cutoff=0.6)
+        hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
+        raise CLIError(f"mlneighbors {cmd}: {name!r} is neither a registered dataset{hint} nor a file; "
+                       f"registered: {', '.join(list_datasets())}")
+    if getattr(args, "split", False) and test is None:
+        raise CLIError(f"mlneighbors {cmd}: a file has no standard split; give --test FILE or --cv N")
+    return Data(name, read_file(name, args, cmd), test, registered=False)
+
+
+def scale_for(args: argparse.Namespace, X: Any) -> str:
+    """The scaling of the run: --scale, else min-max for dense data and none for sparse."""
+    if args.scale is not None:
+        return args.scale
+    return "none" if sp.issparse(X) else "minmax"
+
+
+def describe_scale(scale: str, chosen: bool) -> str:
+    """How the features were scaled, and whether that was the default, for the output header."""
+    text = {
+        "minmax": "features min-max scaled with the training ranges",
+        "standard": "features standardised with the training statistics",
+        "none": "features not scaled",
+    }[scale]
+    if not chosen:
+        text += f" (the default for {'sparse' if scale == 'none' else 'dense'} data; --scale to change)"
+    return text
+
+
+def labels_of(dataset: Any) -> np.ndarray:
+    return np.asarray(dataset.Y)

@@ -1,0 +1,141 @@
+"""The parser and ``main``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from .. import __version__
+from ._commands import (
+    DEFAULT_OUT,
+    cmd_compare,
+    cmd_datasets,
+    cmd_evaluate,
+    cmd_fetch,
+    cmd_fit,
+    cmd_predict,
+    cmd_reproduce,
+)
+from ._common import DEFAULT_METRICS, FORMATS, CLIError, Parser
+from ._data import add_data_args, add_scale_arg
+from ._models import add_backend_args
+
+
+def _model_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--k", type=int, metavar="K", help="neighbours (b for bknn / blda-bknn); default: the model's")
+    p.add_argument("--param", action="append", metavar="KEY=VALUE",
+                   help="a model parameter (repeatable); 'model.key=value' for one model of compare")
+    p.add_argument("--seed", type=int, default=0, help="seed of the folds and of k-means (default 0)")
+
+
+def _evaluate_args(p: argparse.ArgumentParser) -> None:
+    add_data_args(p)
+    _model_args(p)
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--cv", type=int, metavar="N", help="N-fold stratified cross-validation")
+    group.add_argument("--split", action="store_true",
+                       help="the dataset's standard train/test split (the default where it ships one; "
+                            "else --cv 10)")
+    add_scale_arg(p)
+    p.add_argument("--metrics", metavar="M1,M2", help=f"metrics to report (default: {','.join(DEFAULT_METRICS)})")
+    add_backend_args(p)
+    p.add_argument("--format", choices=FORMATS, default="table")
+    p.add_argument("--quiet", action="store_true", help="no progress bar, no notes")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .. import MODELS
+    from ..experiments import list_papers
+
+    parser = Parser(prog="mlneighbors", description="Lazy (k-nearest-neighbour) multi-label classification.")
+    parser.add_argument("--version", action="version", version=f"mlneighbors {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    sub.required = True
+
+    p = sub.add_parser("datasets", help="list the registered datasets and whether their files are present and verified")
+    p.add_argument("--data-home", metavar="DIR", help="data directory (default: $MLNEIGHBORS_DATA, else "
+                   "../shared/datasets beside a source checkout, else a per-user cache)")
+    p.add_argument("--format", choices=FORMATS, default="table")
+    p.add_argument("--no-verify", action="store_true", help="do not compute checksums")
+    p.set_defaults(func=cmd_datasets)
+
+    p = sub.add_parser("fetch", help="download datasets (verified by sha256) into the data directory")
+    p.add_argument("names", nargs="+", metavar="DATASET", help="registered names, or 'all'")
+    p.add_argument("--data-home", metavar="DIR")
+    p.add_argument("--mirror", metavar="URL", help="base URL serving <folder>/<file> instead of the sources")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=cmd_fetch)
+
+    names = ", ".join(MODELS)
+    models_epilog = "models:\n" + "\n".join(f"  {n:10s} {spec.description}" for n, spec in MODELS.items())
+    raw = argparse.RawDescriptionHelpFormatter
+
+    p = sub.add_parser("evaluate", help="one model's metrics on a dataset or a file (test part or CV)",
+                       epilog=models_epilog, formatter_class=raw)
+    p.add_argument("--model", required=True, metavar="NAME", help=f"one of: {names}")
+    _evaluate_args(p)
+    p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("compare", help="several models side by side on one dataset or file",
+                       epilog=models_epilog, formatter_class=raw)
+    p.add_argument("--models", required=True, metavar="A,B,C", help=f"comma-separated: {names}")
+    _evaluate_args(p)
+    p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("fit", help="fit a model on all of a dataset or file and save it (a skops file)",
+                       epilog=models_epilog, formatter_class=raw)
+    p.add_argument("model", metavar="MODEL", help=f"one of: {names}")
+    add_data_args(p, test=False)
+    p.add_argument("--out", required=True, metavar="FILE", help="the model file to write (e.g. model.skops)")
+    _model_args(p)
+    add_scale_arg(p)
+    add_backend_args(p)
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=cmd_fit)
+
+    p = sub.add_parser("predict", help="predictions of a saved model for the rows of a file")
+    p.add_argument("model_file", metavar="MODEL_FILE", help="a model written by 'mlneighbors fit'")
+    add_data_args(p, test=False, data_help="a data file with the training file's features (labels, if "
+                  "present, are ignored): ARFF, libsvm, .mat or CSV")
+    p.add_argument("--out", required=True, metavar="FILE",
+                   help="predictions.csv (0/1 per label, the labels' names as header, the input's row order), "
+                        "or FILE.arff for a Mulan ARFF (the rows' features and predicted labels) + FILE.xml")
+    p.add_argument("--scores", action="store_true", help="add one score column per label (CSV)")
+    p.add_argument("--top-k", type=int, metavar="N", help="write per row the N best labels and their scores instead")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=cmd_predict)
+
+    p = sub.add_parser("reproduce", help="recompute a paper's tables and figures beside the paper's numbers")
+    p.add_argument("paper", metavar="PAPER", help=f"{', '.join(list_papers())}, or 'all'")
+    p.add_argument("--quick", action="store_true", help="a smoke run: few folds, k values and datasets")
+    p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR",
+                   help=f"write DIR/<paper>/ (table.csv, table.md, report.md, figures); default ./{DEFAULT_OUT}")
+    p.add_argument("--no-figures", action="store_true", help="skip the PNG figures (they need matplotlib)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the folds and of k-means (default 0)")
+    p.add_argument("--data-home", metavar="DIR")
+    add_backend_args(p)
+    p.add_argument("--format", choices=FORMATS, default="table")
+    p.add_argument("--quiet", action="store_true", help="no progress bar, no summary line")
+    p.set_defaults(func=cmd_reproduce)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = build_parser()
+    args = None
+    try:
+        args = parser.parse_args(argv)
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        outputs = getattr(args, "outputs", None)
+        print(f"mlneighbors: {outputs.interrupted() if outputs else 'interrupted'}", file=sys.stderr)
+        return 130
+    except CLIError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    except (ValueError, OSError, ImportError) as exc:
+        message = " ".join(str(exc).split())  # one line, whatever the exception's layout
+        print(f"mlneighbors: error: {message}", file=sys.stderr)
+        return 1

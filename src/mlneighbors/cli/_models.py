@@ -1,0 +1,134 @@
+"""Models by registry name, their --param values, the neighbour backend of a run."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any
+
+from ._common import CLIError, choice_error, key_values, parse_value
+
+
+def route(model: Any, key: str) -> str | None:
+    """The parameter name that ``key`` sets on ``model`` (a pipeline: the step that has it)."""
+    params = model.get_params(deep=True)
+    steps = [name for name, _ in getattr(model, "steps", [])]
+    for step in steps:
+        if f"{step}__{key}" in params:
+            return f"{step}__{key}"
+    if steps:
+        return key if key in params and "__" in key else None
+    return key if key in params else None
+
+
+def valid_params(model: Any) -> list[str]:
+    params = model.get_params(deep=True)
+    steps = tuple(f"{name}__" for name, _ in getattr(model, "steps", []))
+    if steps:
+        return sorted(p.split("__", 1)[1] for p in params if p.startswith(steps))
+    return sorted(params)
+
+
+def build_models(names: Sequence[str], k: int | None, params: Sequence[str], cmd: str, seed: int) -> dict[str, Any]:
+    """Estimators by registry name with --k and --param applied; CLIError on any bad name or value.
+
+    ``--param key=value`` sets ``key`` on every model that has it (an error if none has);
+    ``--param model.key=value`` on that model only.
+    """
+    from .. import MODELS, make_model
+
+    if k is not None and k < 1:
+        raise CLIError(f"mlneighbors {cmd}: --k must be at least 1, got {k}")
+    models: dict[str, Any] = {}
+    for name in names:
+        if name not in MODELS:
+            raise choice_error("model", name, list(MODELS), cmd)
+        model = make_model(name, k)
+        if "random_state" in model.get_params():
+            model.set_params(random_state=seed)
+        models[name] = model
+    for key, text in key_values(params, "--param", cmd):
+        item = f"{key}={text}"
+        targets = list(models)
+        if "." in key and key.split(".", 1)[0] in MODELS:
+            target, key = key.split(".", 1)
+            if target not in models:
+                raise CLIError(f"mlneighbors {cmd}: --param {item!r} names model {target!r}, which is "
+                               f"not among the models run ({', '.join(models)})")
+            targets = [target]
+        hits = 0
+        for name in targets:
+            model = models[name]
+            full = route(model, key)
+            if full is None:
+                continue
+            default = model.get_params(deep=True)[full]
+            try:
+                value = parse_value(text, default)
+            except ValueError as exc:
+                raise CLIError(f"mlneighbors {cmd}: bad value {text!r} for parameter {key!r} of "
+                               f"{name}: {exc}") from None
+            model.set_params(**{full: value})
+            hits += 1
+        if hits == 0:
+            valid = sorted({p for name in targets for p in valid_params(models[name])})
+            raise CLIError(f"mlneighbors {cmd}: unknown parameter {key!r} for {', '.join(targets)}; valid "
+                           f"parameters: {', '.join(valid)}")
+    return models
+
+
+def add_backend_args(p: argparse.ArgumentParser) -> None:
+    from ..neighbors import BACKENDS
+
+    p.add_argument("--backend", metavar="NAME",
+                   help=f"the neighbour search of every model: {', '.join(sorted(BACKENDS))} (default: exact)")
+    p.add_argument("--backend-param", action="append", metavar="KEY=VALUE",
+                   help="a parameter of --backend (repeatable), e.g. device=cuda")
+
+
+def backend(args: argparse.Namespace, cmd: str) -> tuple[str | None, dict[str, Any] | None]:
+    """``--backend`` and its ``--backend-param`` values, checked before anything runs."""
+    from ..neighbors import BACKENDS, get_index
+
+    if args.backend is None:
+        if args.backend_param:
+            raise CLIError(f"mlneighbors {cmd}: --backend-param needs --backend")
+        return None, None
+    if args.backend not in BACKENDS:
+        raise choice_error("backend", args.backend, sorted(BACKENDS), cmd)
+    params: dict[str, Any] = {}
+    defaults = BACKENDS[args.backend]().get_params()
+    for key, text in key_values(args.backend_param, "--backend-param", cmd):
+        if key not in defaults or key == "metric":
+            valid = ", ".join(sorted(k for k in defaults if k != "metric"))
+            raise CLIError(f"mlneighbors {cmd}: backend {args.backend!r} has no parameter {key!r}; valid: {valid}")
+        try:
+            params[key] = parse_value(text, defaults[key])
+        except ValueError as exc:
+            raise CLIError(f"mlneighbors {cmd}: bad value {text!r} for --backend-param {key}: {exc}") from None
+    get_index(args.backend, **params)  # a missing library or a bad value, before any computing
+    return args.backend, params or None
+
+
+def apply_backend(models: dict[str, Any], name: str | None, params: dict[str, Any] | None) -> None:
+    """Set a run's backend on every exact neighbour search of ``models`` (fit uses this)."""
+    if name is None:
+        return
+    for model in models.values():
+        for key, value in model.get_params(deep=True).items():
+            if (key == "backend" or key.endswith("__backend")) and value == "exact":
+                prefix = key[: -len("backend")]
+                model.set_params(**{key: name, prefix + "backend_params": params})
+
+
+def model_params(models: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each model's non-default parameters, for the outputs' metadata."""
+    from .. import make_model
+
+    out = {}
+    for name, model in models.items():
+        defaults = make_model(name).get_params(deep=True)
+        out[name] = {k: v for k, v in model.get_params(deep=True).items()
+                     if k in defaults and not hasattr(v, "get_params") and k != "steps"
+                     and repr(v) != repr(defaults[k])}
+    return out
