@@ -557,9 +557,10 @@ def test_command_line_accepts_the_new_names(shared_data, capsys):
     from mlneighbors.datasets import load_dataset
 
     argv = ["evaluate", "emotions", "--model", "mlknn", "--split", "--format", "json",
-            "--metrics", "precision_at_1,ndcg_at_3,psprecision_at_3,psndcg_at_5", "--data-home", str(shared_data)]
+            "--metrics", "precision_at_1,ndcg_at_3,psprecision_at_3,psndcg_at_5", "--scale", "none",
+            "--data-home", str(shared_data)]
     assert main(argv) == 0
-    got = {r["metric"]: r["value"] for r in json.loads(capsys.readouterr().out)}
+    got = {r["metric"]: r["value"] for r in json.loads(capsys.readouterr().out)["results"]}
     tr, te = (load_dataset("emotions", s, shared_data) for s in ("train", "test"))
     scores = MLkNN().fit(tr.X, tr.Y).predict_proba(te.X)
     want = evaluate(te.Y, scores=scores, metrics=["precision_at_1", "ndcg_at_3", "psprecision_at_3", "psndcg_at_5"],
