@@ -6,7 +6,7 @@ Readers
     and the low-level :func:`read_arff`.
 Registry
     :func:`list_datasets`, :func:`load_dataset`, :func:`fetch_dataset`,
-    :func:`dataset_status`, :func:`get_data_home`.
+    :func:`dataset_status`, :func:`get_data_home`, :func:`data_home_source`.
 """
 
 from ._dataset import (
@@ -22,6 +22,7 @@ from ._registry import (
     DATA_ENV,
     MIRROR_ENV,
     FileStatus,
+    data_home_source,
     dataset_status,
     fetch_dataset,
     get_data_home,
@@ -39,6 +40,7 @@ __all__ = [
     "DatasetNotFoundError",
     "FileStatus",
     "MIRROR_ENV",
+    "data_home_source",
     "dataset_status",
     "fetch_dataset",
     "get_data_home",
