@@ -3,12 +3,13 @@
 Readers
     :func:`load_mulan` (Mulan ARFF + XML), :func:`load_meka` (MEKA ARFF, ``-C n``),
     :func:`load_mat` (MATLAB ``.mat``), :func:`load_libsvm` (libsvm multi-label text),
-    and the low-level :func:`read_arff`.
+    and the low-level :func:`read_arff` and :func:`read_mulan_xml`.
 Registry
     :func:`list_datasets`, :func:`load_dataset`, :func:`fetch_dataset`,
     :func:`dataset_status`, :func:`get_data_home`, :func:`data_home_source`.
 """
 
+from ..exceptions import DatasetWarning
 from ._dataset import (
     ArffFormatError,
     ChecksumError,
@@ -16,8 +17,10 @@ from ._dataset import (
     DatasetError,
     DatasetNotFoundError,
 )
-from ._formats import load_libsvm, load_mat, load_meka, load_mulan, read_mulan_xml
 from ._arff import read_arff
+from ._formats import load_meka, load_mulan, read_mulan_xml
+from ._libsvm import load_libsvm
+from ._mat import load_mat
 from ._registry import (
     DATA_ENV,
     MIRROR_ENV,
@@ -38,6 +41,7 @@ __all__ = [
     "Dataset",
     "DatasetError",
     "DatasetNotFoundError",
+    "DatasetWarning",
     "FileStatus",
     "MIRROR_ENV",
     "data_home_source",

@@ -398,7 +398,8 @@ def load_dataset(
 
 
 def _read(spec: DatasetSpec, split: str, files: dict[str, Path]) -> Dataset:
-    from ._formats import load_mat, load_meka, load_mulan, read_mulan_xml
+    from ._formats import load_meka, load_mulan, read_mulan_xml
+    from ._mat import load_mat
 
     if spec.format == "mat":
         return load_mat(files["mat"])["all"]
