@@ -1,9 +1,12 @@
 """Multi-label benchmark data: file readers and the dataset registry.
 
+Files by path
+    :func:`load_file` reads any of the formats below, chosen by the extension.
 Readers
     :func:`load_mulan` (Mulan ARFF + XML), :func:`load_meka` (MEKA ARFF, ``-C n``),
     :func:`load_mat` (MATLAB ``.mat``), :func:`load_libsvm` (libsvm multi-label text),
-    and the low-level :func:`read_arff` and :func:`read_mulan_xml`.
+    :func:`load_csv` (CSV through pandas), and the low-level :func:`read_arff` and
+    :func:`read_mulan_xml`.
 Registry
     :func:`list_datasets`, :func:`load_dataset`, :func:`fetch_dataset`,
     :func:`dataset_status`, :func:`get_data_home`, :func:`data_home_source`.
@@ -18,6 +21,8 @@ from ._dataset import (
     DatasetNotFoundError,
 )
 from ._arff import read_arff
+from ._csv import load_csv
+from ._files import FORMATS, load_file
 from ._formats import load_meka, load_mulan, read_mulan_xml
 from ._libsvm import load_libsvm
 from ._mat import load_mat
@@ -42,6 +47,7 @@ __all__ = [
     "DatasetError",
     "DatasetNotFoundError",
     "DatasetWarning",
+    "FORMATS",
     "FileStatus",
     "MIRROR_ENV",
     "data_home_source",
@@ -50,7 +56,9 @@ __all__ = [
     "get_data_home",
     "get_dataset_spec",
     "list_datasets",
+    "load_csv",
     "load_dataset",
+    "load_file",
     "load_libsvm",
     "load_mat",
     "load_meka",
