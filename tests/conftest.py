@@ -1,23 +1,23 @@
-import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+from mlneighbors.datasets import data_home_source, get_data_home
+
 
 
 def shared_data_dir() -> Path:
-    """The shared benchmark data: $MLNEIGHBORS_DATA, else ../shared/datasets beside the repo."""
-    env = os.environ.get("MLNEIGHBORS_DATA")
-    return Path(env) if env else REPO.parent / "shared" / "datasets"
+    """The shared benchmark data, found by the library's own rule (``get_data_home``):
+    $MLNEIGHBORS_DATA, else ../shared/datasets beside this checkout."""
+    return get_data_home()
 
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     path = shared_data_dir()
     if not (path / "MANIFEST.md").is_file():
-        pytest.skip(f"the shared benchmark datasets are not at {path}")
+        pytest.skip(f"the shared benchmark datasets are not at {path} ({data_home_source()})")
     return path
 
 

@@ -20,6 +20,7 @@ __all__ = [
     "DataScaleWarning",
     "DatasetError",
     "DatasetNotFoundError",
+    "DatasetWarning",
     "LabelWarning",
     "NeighborsWarning",
     "VersionWarning",
@@ -56,9 +57,51 @@ class ArffFormatError(DatasetError):
     """An ARFF file is malformed; the message names the line and what was expected."""
 
 
+class DatasetWarning(UserWarning):
+    """A dataset file was read, but its header contradicts itself (a stale ``-C`` in an ARFF file)."""
+
+
 class DatasetNotFoundError(FileNotFoundError):
-    """A dataset file is absent and downloading was not allowed."""
+    """A dataset file is absent and downloading was not allowed.
+
+    The message is ``reason`` followed by ``hint``, the remedy. The default hint speaks to
+    Python callers (``download=True``); a front end swaps in its own with :meth:`with_hint`.
+
+    Parameters
+    ----------
+    reason : str
+        What is missing and where.
+    dataset : str, default=""
+        The registry name of the dataset whose file is missing.
+    path : str, default=""
+        The file that was looked for.
+    hint : str, default=""
+        What to do about it.
+
+    Examples
+    --------
+    >>> exc = DatasetNotFoundError("x.arff is missing.", dataset="yeast", hint="Pass download=True.")
+    >>> str(exc)
+    'x.arff is missing. Pass download=True.'
+    >>> str(exc.with_hint(f"Run 'mlneighbors fetch {exc.dataset}'."))
+    "x.arff is missing. Run 'mlneighbors fetch yeast'."
+    """
+
+    def __init__(self, reason: str, *, dataset: str = "", path: str = "", hint: str = "") -> None:
+        super().__init__(" ".join(part for part in (reason, hint) if part))
+        self.reason, self.dataset, self.path, self.hint = reason, dataset, path, hint
+
+    def with_hint(self, hint: str) -> DatasetNotFoundError:
+        """The same error with another remedy."""
+        return type(self)(self.reason, dataset=self.dataset, path=self.path, hint=hint)
+
+    def __reduce__(self):  # keyword-only fields survive pickling
+        return _rebuild_not_found, (self.reason, self.dataset, self.path, self.hint)
 
 
 class ChecksumError(OSError):
     """A dataset file does not have the sha256 the registry records."""
+
+
+def _rebuild_not_found(reason: str, dataset: str, path: str, hint: str) -> DatasetNotFoundError:
+    return DatasetNotFoundError(reason, dataset=dataset, path=path, hint=hint)

@@ -1,4 +1,4 @@
-"""Tests of the file-format readers: ARFF (Mulan, MEKA), MATLAB .mat and libsvm."""
+"""Tests of the ARFF readers: read_arff, Mulan (ARFF + XML) and MEKA (-C) loaders."""
 
 from __future__ import annotations
 
@@ -10,20 +10,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import scipy.io
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mlneighbors.datasets._arff import ArffTable, Attribute, parse_arff, read_arff
-from mlneighbors.datasets._dataset import ArffFormatError, DatasetError
-from mlneighbors.datasets._formats import (
-    load_libsvm,
-    load_mat,
+from mlneighbors.datasets import (
+    ArffFormatError,
+    DatasetError,
     load_meka,
     load_mulan,
+    read_arff,
     read_mulan_xml,
 )
+from mlneighbors.datasets._arff import ArffTable, Attribute, parse_arff
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 nan = np.nan
@@ -286,11 +285,23 @@ def test_a_file_error_names_the_file(tmp_path):
         read_arff(path)
 
 
-def test_a_broken_gzip_file_is_a_format_error(tmp_path):
-    path = tmp_path / "broken.arff.gz"
-    path.write_bytes(gzip.compress(b"@relation r\n" * 50)[:30])
-    with pytest.raises(ArffFormatError, match="gzip"):
-        read_arff(path)
+@pytest.mark.parametrize("value", ["'hello world'", "'he wo'", '"a much longer value with spaces"'])
+def test_a_quoted_value_with_spaces_for_a_numeric_attribute_names_the_line(value):
+    text = f"@relation r\n@attribute s string\n@attribute a numeric\n@data\n'x y',1\n'z',{value}\n"
+    with pytest.raises(ArffFormatError, match=rf"line 6: value {value[1:-1]!r} of attribute 'a': expected a number"):
+        parse_arff(text)
+
+
+def test_quoted_values_with_spaces_are_read_where_the_attribute_allows_them():
+    text = (
+        "@relation r\n@attribute s string\n@attribute c {'hello world','a b',plain}\n"
+        "@attribute n numeric\n@data\n'some free text',' a b ',1\n"
+        "\"more text here\",'hello world',2.5\n'x','a b',' 3'\n"
+    )
+    with pytest.raises(ArffFormatError, match=r"line 6: value ' a b ' of attribute 'c'"):
+        parse_arff(text)  # inside quotes the spaces are part of the value
+    table = parse_arff(text.replace("' a b '", "'a b'"))
+    np.testing.assert_array_equal(table.data, [[nan, 1, 1], [nan, 0, 2.5], [nan, 1, 3]])
 
 
 # ---------------------------------------------------------------------------
@@ -329,8 +340,14 @@ def test_read_mulan_xml_keeps_document_order_and_unescapes(tmp_path):
     with pytest.raises(DatasetError, match="no name"):
         read_mulan_xml(nested)
     nested.write_text("<labels><label name='x'>")
-    with pytest.raises(DatasetError, match="not a readable Mulan XML"):
+    with pytest.raises(DatasetError, match=r"h\.xml, line 1, column 25: the XML cannot be parsed"):
         read_mulan_xml(nested)
+
+
+def test_an_xml_in_its_declared_encoding_is_read(tmp_path):
+    path = tmp_path / "latin.xml"
+    path.write_bytes(b'<?xml version="1.0" encoding="ISO-8859-1"?><labels><label name="caf\xe9"/></labels>')
+    assert read_mulan_xml(path) == ["café"]
 
 
 def test_an_xml_label_absent_from_the_arff_is_named(tmp_path):
@@ -350,13 +367,24 @@ def test_a_label_that_is_not_binary_is_named_with_its_value(tmp_path):
     header = "@relation r\n@attribute f numeric\n"
     arff = _write(tmp_path, header + "@attribute L numeric\n@data\n1,0\n2,2\n")
     xml = _write(tmp_path, '<labels><label name="L"/></labels>', "l.xml")
-    with pytest.raises(DatasetError, match=r"label 'L' must be 0 or 1.*line 6\) has 2"):
+    with pytest.raises(DatasetError, match=r"f\.arff: label 'L' must be 0 or 1, but row 1 \(line 6\) has 2$"):
         load_mulan(arff, xml)
     arff = _write(tmp_path, header + "@attribute L {0,1}\n@data\n1,?\n")
-    with pytest.raises(DatasetError, match=r"label 'L' must be 0 or 1.*has \?"):
+    with pytest.raises(DatasetError, match=r"label 'L' must be 0 or 1, but row 0 \(line 5\) is missing"):
         load_mulan(arff, xml)
     arff = _write(tmp_path, header + "@attribute L {no,yes,maybe}\n@data\n1,no\n")
-    with pytest.raises(DatasetError, match=r"label 'L' is nominal \{no,yes,maybe\}"):
+    with pytest.raises(DatasetError, match=r"label 'L' is nominal \{no,yes,maybe\} \(line 3\); expected"):
+        load_mulan(arff, xml)
+    arff = _write(tmp_path, header + "@attribute L string\n@data\n1,no\n")
+    with pytest.raises(DatasetError, match=r"label 'L' is a string attribute \(line 3\)"):
+        load_mulan(arff, xml)
+
+
+@pytest.mark.parametrize("declared", ["numeric", "{-1,1}", "{1,-1}"])
+def test_a_label_coded_minus_one_plus_one_says_how_to_convert(tmp_path, declared):
+    arff = _write(tmp_path, f"@relation r\n@attribute f numeric\n@attribute L {declared}\n@data\n1,-1\n2,1\n")
+    xml = _write(tmp_path, '<labels><label name="L"/></labels>', "l.xml")
+    with pytest.raises(DatasetError, match=r"label 'L' holds -1 and \+1; labels must be 0/1: .*\(Y > 0\)\.astype\(int\)"):
         load_mulan(arff, xml)
 
 
@@ -390,12 +418,54 @@ def test_load_meka_with_labels_last():
     np.testing.assert_array_equal(data.Y, [[0, 1], [1, 1]])
 
 
-def test_load_meka_prefers_the_xml_over_c(tmp_path):
+def test_load_meka_refuses_a_c_that_names_other_labels_than_the_xml(tmp_path):
     xml = _write(tmp_path, '<labels><label name="y1"/><label name="y2"/></labels>', "l.xml")
     arff = _write(tmp_path, (DATA / "fmt_tiny_meka.arff").read_text().replace("-C -2", "-C 2"))
-    data = load_meka(arff, xml)
+    with pytest.raises(
+        DatasetError,
+        match=r"-C 2 in the @relation \(line 1\) names 2 label\(s\) \('a', 'b'\), but the XML "
+        r".*l\.xml names 2 \('y1', 'y2'\)\. load_meka trusts neither: .* use load_mulan",
+    ):
+        load_meka(arff, xml)
+    data = load_mulan(arff, xml)  # a Mulan file: the XML decides, and the notes say so
     assert data.label_names == ["y1", "y2"]
-    assert any("-C 2 was ignored" in note for note in data.notes)
+    assert any("-C 2 in the @relation (line 1) names 2" in note and "the XML decides" in note
+               for note in data.notes)
+
+
+def test_load_meka_with_an_xml_that_agrees_with_c():
+    data = load_meka(DATA / "fmt_tiny_meka.arff", DATA / "fmt_stale_c.xml")  # -C -2: y1, y2
+    assert data.label_names == ["y1", "y2"] and not data.notes
+
+
+# a stale -C (issue 11: langlog.arff.gz's -C 75 took 75 wrong columns)
+
+STALE = DATA / "fmt_stale_c.arff"
+
+
+def test_a_stale_c_taking_a_column_that_is_not_binary_is_refused():
+    with pytest.raises(
+        DatasetError,
+        match=r"fmt_stale_c\.arff: -C 3 in the @relation \(line 3\) takes the first 3 attributes as "
+        r"labels; attribute 'len' must be 0 or 1, but row 0 \(line 10\) has 7; the -C may be "
+        r"stale: give the Mulan XML naming the labels \(xml=, --xml\) or labels_first=N",
+    ):
+        load_meka(STALE)
+
+
+@pytest.mark.parametrize(
+    "declaration, problem",
+    [
+        ("{a,b}", r"attribute 'w' is nominal \{a,b\} \(line 2\); expected the values 0 and 1"),
+        ("string", r"attribute 'w' is a string attribute \(line 2\)"),
+    ],
+)
+def test_a_stale_c_taking_a_declared_non_binary_attribute_names_it(tmp_path, declaration, problem):
+    arff = _write(tmp_path, f"@relation 'r: -C 2'\n@attribute w {declaration}\n@attribute y {{0,1}}\n"
+                            "@attribute x numeric\n@data\na,1,2\n")
+    with pytest.raises(DatasetError, match=r"-C 2 in the @relation \(line 1\) takes the first 2 "
+                                           r"attributes as labels; " + problem):
+        load_meka(arff)
 
 
 def test_load_meka_needs_c_or_an_xml(tmp_path):
@@ -420,107 +490,6 @@ def test_an_identifier_attribute_is_dropped(tmp_path):
     data = load_mulan(arff, xml)
     assert data.feature_names == ["f"]
     assert any("dropped nominal attribute 'key'" in note for note in data.notes)
-
-
-# ---------------------------------------------------------------------------
-# MATLAB
-
-
-def _targets(rng, n, n_labels, coding):
-    Y = (rng.random((n, n_labels)) < 0.4).astype(np.int16)
-    return Y, (2 * Y - 1 if coding == "pm1" else Y).T  # stored L x n
-
-
-@pytest.mark.parametrize("coding", ["pm1", "01"])
-@pytest.mark.parametrize("sparse_x", [False, True])
-def test_mat_layout_a(tmp_path, rng, coding, sparse_x):
-    X = rng.random((7, 4))
-    Y, stored = _targets(rng, 7, 3, coding)
-    path = tmp_path / "a.mat"
-    scipy.io.savemat(path, {"data": sp.csr_matrix(X) if sparse_x else X, "target": stored})
-    result = load_mat(path)
-    assert set(result) == {"all"}
-    data = result["all"]
-    assert data.is_sparse == sparse_x
-    np.testing.assert_allclose(data.X.toarray() if sparse_x else data.X, X)
-    np.testing.assert_array_equal(data.Y, Y)
-    assert data.Y.dtype == np.int8
-    assert data.feature_names == ["f0", "f1", "f2", "f3"]
-    assert data.label_names == ["label0", "label1", "label2"]
-
-
-def test_mat_layout_b(tmp_path, rng):
-    X_train, X_test = rng.random((5, 3)), rng.random((4, 3))
-    Y_train, T_train = _targets(rng, 5, 2, "pm1")
-    Y_test, T_test = _targets(rng, 4, 2, "pm1")
-    path = tmp_path / "b.mat"
-    scipy.io.savemat(
-        path,
-        {
-            "train_data": X_train,
-            "train_target": T_train,
-            "test_data": X_test,
-            "test_target": T_test,
-        },
-    )
-    result = load_mat(path)
-    assert set(result) == {"train", "test", "all"}
-    np.testing.assert_allclose(result["train"].X, X_train)
-    np.testing.assert_array_equal(result["test"].Y, Y_test)
-    np.testing.assert_allclose(result["all"].X, np.vstack([X_train, X_test]))
-    np.testing.assert_array_equal(result["all"].Y, np.vstack([Y_train, Y_test]))
-    assert result["train"].split == "train" and result["all"].split == "all"
-
-
-@pytest.mark.parametrize("container", ["cell", "struct"])
-def test_mat_layout_c(tmp_path, rng, container):
-    X_train, X_test = rng.random((6, 3)), rng.random((2, 3))
-    Y_train, T_train = _targets(rng, 6, 4, "pm1")
-    Y_test, T_test = _targets(rng, 2, 4, "pm1")
-
-    def pack(X, T):
-        if container == "struct":
-            return {"x": X.T, "y": T}
-        cell = np.empty((1, 2), dtype=object)
-        cell[0, 0], cell[0, 1] = X.T, T  # X stored d x n
-        return cell
-
-    path = tmp_path / "c.mat"
-    scipy.io.savemat(path, {"train": pack(X_train, T_train), "test": pack(X_test, T_test)})
-    result = load_mat(path)
-    np.testing.assert_allclose(result["train"].X, X_train)
-    np.testing.assert_array_equal(result["train"].Y, Y_train)
-    np.testing.assert_allclose(result["all"].X, np.vstack([X_train, X_test]))
-    np.testing.assert_array_equal(result["all"].Y, np.vstack([Y_train, Y_test]))
-
-
-def test_mat_errors(tmp_path):
-    path = tmp_path / "x.mat"
-    scipy.io.savemat(path, {"features": np.ones((2, 2))})
-    with pytest.raises(DatasetError, match="unknown .mat layout"):
-        load_mat(path)
-    scipy.io.savemat(path, {"data": np.ones((2, 2)), "target": np.array([[0, 2]])})
-    with pytest.raises(DatasetError, match="expected -1/\\+1 or 0/1"):
-        load_mat(path)
-    scipy.io.savemat(path, {"data": np.ones((2, 2)), "target": np.ones((3, 3))})
-    with pytest.raises(DatasetError, match="2 instances but targets of shape"):
-        load_mat(path)
-
-
-# ---------------------------------------------------------------------------
-# libsvm
-
-
-def test_load_libsvm():
-    data = load_libsvm(DATA / "fmt_tiny.svm")
-    assert _csr_ok(data.X)
-    np.testing.assert_array_equal(data.X.toarray(), [[0.5, 0, 1], [0, 2, 0], [1, 0, 0]])
-    np.testing.assert_array_equal(data.Y, [[1, 0, 1], [0, 0, 0], [0, 1, 0]])
-    assert data.Y.dtype == np.int8 and data.label_names == ["label0", "label1", "label2"]
-    wide = load_libsvm(DATA / "fmt_tiny.svm", n_features=5, n_labels=4)
-    assert wide.X.shape == (3, 5) and wide.Y.shape == (3, 4)
-    with pytest.raises(DatasetError, match="not below n_labels=2"):
-        load_libsvm(DATA / "fmt_tiny.svm", n_labels=2)
 
 
 def test_liac_arff_is_not_a_runtime_dependency():
@@ -585,7 +554,6 @@ REAL = [
     ("emotions/emotions.arff", "emotions/emotions.xml", load_mulan, 593, 72, 6, 1.8685, False),
     ("yeast/yeast.arff.gz", "yeast/yeast.xml", load_mulan, 2417, 103, 14, 4.2371, False),
     ("ohsumed/ohsumed.arff.gz", "ohsumed/ohsumed.xml", load_meka, 13929, 1002, 23, 1.6631, True),
-    ("medical/medical.arff", "medical/medical.xml", load_meka, 978, 1449, 45, 1.2454, True),
     ("medical/medical.arff", "medical/medical.xml", load_mulan, 978, 1449, 45, 1.2454, True),
     # genbase: the manifest counts 1186 features including the identifier 'protein', dropped here
     ("genbase/genbase.arff.gz", "genbase/genbase.xml", load_mulan, 662, 1185, 27, 1.2523, False),
@@ -607,6 +575,13 @@ def test_real_datasets_have_the_manifest_shape(
     assert data.X.dtype == np.float64
     if sparse:
         assert _csr_ok(data.X)
+
+
+def test_medical_c_is_stale_so_load_meka_refuses_and_load_mulan_notes_it(shared_data):
+    arff, xml = shared_data / "medical/medical.arff", shared_data / "medical/medical.xml"
+    with pytest.raises(DatasetError, match=r"-C 45 .* names 45 label\(s\).*but the XML"):
+        load_meka(arff, xml)
+    assert any("-C 45" in note for note in load_mulan(arff, xml).notes)
 
 
 def test_yeast_labels_follow_the_arff_order(shared_data):
@@ -633,22 +608,6 @@ def test_genbase_drops_protein_and_codes_yes_as_one(shared_data):
     feature = data.X[:, data.feature_names.index("PS00010")]
     np.testing.assert_array_equal(feature, 1 - table.data[:, j])
     assert any("protein" in note for note in data.notes)
-
-
-@pytest.mark.parametrize(
-    "mat, n, d, n_labels, card",
-    [
-        ("slashdot/slashdot.mat", 3782, 1079, 22, 1.1766),
-        ("yahoo-science/science.mat", 5000, 743, 40, 1.4506),
-        ("corel16k001/Corel16k001.mat", 13766, 500, 153, 2.8587),
-    ],
-)
-def test_real_mat_files(shared_data, mat, n, d, n_labels, card):
-    result = load_mat(shared_data / mat)
-    assert set(result) == {"all"}
-    data = result["all"]
-    assert (data.n_samples, data.n_features, data.n_labels) == (n, d, n_labels)
-    assert data.cardinality == pytest.approx(card, abs=5e-4)
 
 
 def test_arff_table_is_what_read_arff_returns():

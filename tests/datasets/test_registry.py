@@ -2,6 +2,7 @@
 
 import hashlib
 import http.server
+import pickle
 import re
 import shutil
 import threading
@@ -15,6 +16,7 @@ import scipy.sparse as sp
 from mlneighbors.datasets import (
     ChecksumError,
     DatasetNotFoundError,
+    data_home_source,
     dataset_status,
     fetch_dataset,
     get_data_home,
@@ -22,6 +24,7 @@ from mlneighbors.datasets import (
     list_datasets,
     load_dataset,
 )
+from mlneighbors.datasets import _registry
 from mlneighbors.datasets._catalog import CATALOG
 from mlneighbors.datasets._spec import FILE_ROLES
 
@@ -66,10 +69,41 @@ def test_catalogue_is_consistent():
 def test_data_home_resolution(monkeypatch, tmp_path):
     monkeypatch.setenv("MLNEIGHBORS_DATA", str(tmp_path / "env"))
     assert get_data_home(tmp_path / "arg") == tmp_path / "arg"
+    assert data_home_source(tmp_path / "arg") == "data_home"
     assert get_data_home() == tmp_path / "env"
+    assert data_home_source() == "$MLNEIGHBORS_DATA"
     monkeypatch.delenv("MLNEIGHBORS_DATA")
+    monkeypatch.setattr(_registry, "_checkout_datasets", lambda: tmp_path / "shared")
+    assert get_data_home() == tmp_path / "shared"
+    assert data_home_source() == "../shared/datasets beside the source checkout"
+    monkeypatch.setattr(_registry, "_checkout_datasets", lambda: None)  # an installed package
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     assert get_data_home() == tmp_path / "cache" / "mlneighbors"
+    assert data_home_source() == "the per-user cache"
+
+
+def test_the_shared_folder_beside_a_checkout(tmp_path):
+    root = tmp_path / "clone"
+    module = root / "src" / "mlneighbors" / "datasets" / "_registry.py"
+    shared = tmp_path / "shared" / "datasets"
+    shared.mkdir(parents=True)
+    assert _registry._checkout_datasets(module) is None  # no pyproject.toml: not a checkout
+    root.mkdir()
+    (root / "pyproject.toml").write_text("")
+    assert _registry._checkout_datasets(module) is None  # no MANIFEST.md: not the shared data
+    (shared / "MANIFEST.md").write_text("")
+    assert _registry._checkout_datasets(module) == shared
+    installed = tmp_path / "site-packages" / "mlneighbors" / "datasets" / "_registry.py"
+    assert _registry._checkout_datasets(installed) is None
+
+
+def test_this_checkout_reads_the_shared_data_without_the_variable(monkeypatch, shared_data):
+    monkeypatch.delenv("MLNEIGHBORS_DATA", raising=False)
+    beside = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
+    if shared_data.resolve() != beside.resolve():
+        pytest.skip("the shared data is not beside this checkout")
+    assert get_data_home() == beside.resolve()
+    assert load_dataset("emotions", "train").n_samples == 391
 
 
 def test_missing_file_says_where_to_put_it(tmp_path):
@@ -78,6 +112,37 @@ def test_missing_file_says_where_to_put_it(tmp_path):
     message = str(err.value)
     assert str(tmp_path / "emotions" / "emotions-train.arff") in message
     assert "download=True" in message and "MLNEIGHBORS_DATA" in message
+    assert "(data directory from data_home)" in message
+    assert err.value.dataset == "emotions"
+    assert err.value.path == str(tmp_path / "emotions" / "emotions-train.arff")
+
+
+def test_the_missing_file_hint_can_be_swapped_by_a_front_end(tmp_path):
+    with pytest.raises(DatasetNotFoundError) as err:
+        load_dataset("yeast", "test", data_home=tmp_path / "nowhere")
+    assert "which does not exist" in err.value.reason
+    assert "the uncompressed yeast-test.arff would do" in err.value.reason
+    cli = err.value.with_hint("Run 'mlneighbors fetch yeast'.")
+    assert str(cli) == f"{err.value.reason} Run 'mlneighbors fetch yeast'."
+    assert "download=True" not in str(cli)
+    assert isinstance(cli, FileNotFoundError)
+    copy = pickle.loads(pickle.dumps(err.value))
+    assert (str(copy), copy.dataset, copy.hint) == (str(err.value), "yeast", err.value.hint)
+
+
+def test_a_data_home_that_is_a_file_is_named_as_such(tmp_path, monkeypatch):
+    a_file = tmp_path / "datasets.txt"
+    a_file.write_text("not a folder")
+    for call in (
+        lambda: load_dataset("emotions", data_home=a_file),
+        lambda: fetch_dataset("emotions", a_file),
+        lambda: dataset_status("emotions", a_file),
+    ):
+        with pytest.raises(NotADirectoryError, match=rf"data_home {re.escape(str(a_file))} is not a folder"):
+            call()
+    monkeypatch.setenv("MLNEIGHBORS_DATA", str(a_file))
+    with pytest.raises(NotADirectoryError, match=r"\$MLNEIGHBORS_DATA .* is not a folder"):
+        load_dataset("emotions")
 
 
 @pytest.mark.parametrize("name", ["cal500", "slashdot", "yahoo-science"])
@@ -178,14 +243,28 @@ def test_a_corrupt_download_leaves_nothing(shared_data, tmp_path, mirror):
     home = tmp_path / "home"
     with pytest.raises(ChecksumError, match="nothing was written"):
         load_dataset("emotions", "test", data_home=home, download=True, mirror=url)
-    assert list((home / "emotions").iterdir()) == []  # no partial file, no staging folder
+    assert not home.exists()  # no partial file, no staging folder, no folder it created
+
+
+def test_a_failed_download_keeps_what_came_before_it(shared_data, tmp_path, mirror):
+    root, url = mirror
+    _serve_raw(shared_data, root, "emotions")
+    (root / "emotions" / "emotions.xml").unlink()
+    home = tmp_path / "home"
+    with pytest.raises(OSError, match="could not download"):
+        fetch_dataset("emotions", home, mirror=url)
+    kept = sorted(p.name for p in (home / "emotions").iterdir())
+    assert kept == ["emotions-test.arff", "emotions-train.arff", "emotions.arff"]
 
 
 def test_an_unreachable_source_is_a_clear_error(tmp_path, mirror):
     _, url = mirror  # serves an empty folder: 404
     with pytest.raises(OSError, match="could not download"):
         fetch_dataset("birds", tmp_path, mirror=url)
-    assert not any(p.is_file() for p in tmp_path.rglob("*"))
+    assert not (tmp_path / "birds").exists()  # no ~/.cache/mlneighbors/birds/ left empty
+    with pytest.raises(OSError, match="could not download"):
+        fetch_dataset("birds", tmp_path / "new" / "home", mirror=url)
+    assert not (tmp_path / "new").exists()
 
 
 # -- every shared dataset against the manifest ---------------------------------------------

@@ -47,7 +47,13 @@ def _file_state(statuses: list[Any]) -> str:
 
 
 def cmd_datasets(args: argparse.Namespace) -> int:
-    from ..datasets import DATA_ENV, dataset_status, get_data_home, get_dataset_spec, list_datasets
+    from ..datasets import (
+        data_home_source,
+        dataset_status,
+        get_data_home,
+        get_dataset_spec,
+        list_datasets,
+    )
 
     home = get_data_home(args.data_home)
     rows = []
@@ -65,8 +71,7 @@ def cmd_datasets(args: argparse.Namespace) -> int:
             "files": _file_state(dataset_status(name, home, verify=not args.no_verify)),
         })
     if args.format == "table":
-        source = "--data-home" if args.data_home else (f"${DATA_ENV}" if os.environ.get(DATA_ENV) else "default")
-        print(f"data directory: {home} ({source})")
+        print(f"data directory: {home} ({data_home_source(args.data_home)})")
     print(format_rows(rows, args.format))
     return 0
 

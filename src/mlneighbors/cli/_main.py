@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
+from ..exceptions import DatasetNotFoundError
 from ._commands import (
     DEFAULT_OUT,
     cmd_compare,
@@ -136,6 +137,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(str(exc), file=sys.stderr)
         return 2
     except (ValueError, OSError, ImportError) as exc:
+        if isinstance(exc, DatasetNotFoundError) and exc.dataset:  # the command line's remedy
+            exc = exc.with_hint(
+                "Put the file there, point $MLNEIGHBORS_DATA or --data-home at a folder holding "
+                f"it, or run 'mlneighbors fetch {exc.dataset}' to download it."
+            )
         message = " ".join(str(exc).split())  # one line, whatever the exception's layout
         print(f"mlneighbors: error: {message}", file=sys.stderr)
         return 1

@@ -122,12 +122,18 @@ class ArffTable:
         (``?``) are NaN.
     row_lines : ndarray of shape (n_rows,), dtype int64
         The 1-based line number of each row in the file.
+    relation_line : int
+        The line of the ``@relation`` declaration (0 when unknown).
+    attribute_lines : tuple of int
+        The line of each ``@attribute`` declaration (empty when unknown).
     """
 
     relation: str
     attributes: list[Attribute]
     data: np.ndarray | sp.csr_matrix
     row_lines: np.ndarray
+    relation_line: int = 0
+    attribute_lines: tuple[int, ...] = ()
 
     @property
     def is_sparse(self) -> bool:
@@ -233,19 +239,44 @@ def _parse(raw: bytes, origin: str) -> ArffTable:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = 1 + raw.count(b"\n", 0, exc.start)
-        raise _error(origin, line, "the text is not valid UTF-8") from None
-    relation, attributes, data_at, first_line = _parse_header(text, origin)
-    header = text[:data_at]
+        raise _error(origin, *utf8_problem(raw, exc)) from None
+    head = _parse_header(text, origin)
+    header = text[: head.data_at]
     data = raw[len(header) if header.isascii() else len(header.encode("utf-8")) :]
-    matrix, row_lines = _parse_data(data, text[data_at:], first_line, attributes, origin)
-    return ArffTable(relation, attributes, matrix, row_lines)
+    matrix, row_lines = _parse_data(
+        data, text[head.data_at :], head.first_line, head.attributes, origin
+    )
+    return ArffTable(
+        head.relation, head.attributes, matrix, row_lines, head.relation_line, head.attribute_lines
+    )
 
 
-def _parse_header(text: str, origin: str) -> tuple[str, list[Attribute], int, int]:
-    """Relation, attributes, offset of the data section and its first line number."""
+def utf8_problem(raw: bytes, exc: UnicodeDecodeError) -> tuple[int, str]:
+    """The line of the first byte that is not UTF-8, and what to do about it."""
+    line_start = raw.rfind(b"\n", 0, exc.start) + 1
+    column = exc.start - line_start + 1
+    byte = raw[exc.start : exc.start + 1].hex()
+    return 1 + raw.count(b"\n", 0, exc.start), (
+        f"byte 0x{byte} at column {column} is not UTF-8, the encoding the file is read in: "
+        "convert the file (e.g. iconv -f latin1 -t utf-8)"
+    )
+
+
+@dataclass(frozen=True)
+class _Header:
+    relation: str
+    attributes: list[Attribute]
+    data_at: int  # offset of the data section in the text
+    first_line: int  # line number of the data section's first line
+    relation_line: int
+    attribute_lines: tuple[int, ...]
+
+
+def _parse_header(text: str, origin: str) -> _Header:
     relation: str | None = None
+    relation_line = 0
     attributes: list[Attribute] = []
+    attribute_lines: list[int] = []
     seen: set[str] = set()
     pos, lineno, size = 0, 0, len(text)
     while pos < size:
@@ -266,10 +297,12 @@ def _parse_header(text: str, origin: str) -> tuple[str, list[Attribute], int, in
                 raise _error(origin, lineno, f"attribute {attribute.name!r} is declared twice")
             seen.add(attribute.name)
             attributes.append(attribute)
+            attribute_lines.append(lineno)
         elif keyword == "@relation":
             if relation is not None:
                 raise _error(origin, lineno, "a second @relation")
             relation = _parse_relation(rest.strip(), origin, lineno)
+            relation_line = lineno
         elif keyword == "@data":
             if rest.strip():
                 found = rest.strip()
@@ -278,11 +311,16 @@ def _parse_header(text: str, origin: str) -> tuple[str, list[Attribute], int, in
                 raise _error(origin, lineno, "expected @relation before @data")
             if not attributes:
                 raise _error(origin, lineno, "expected at least one @attribute before @data")
-            return relation, attributes, min(pos, size), lineno + 1
+            return _Header(
+                relation, attributes, min(pos, size), lineno + 1, relation_line,
+                tuple(attribute_lines),
+            )
         else:
             raise _error(
                 origin, lineno, f"expected @relation, @attribute or @data, found {line[:40]!r}"
             )
+    if not text.strip():
+        raise ArffFormatError(f"{origin}: the file is empty; expected an ARFF header (@relation)")
     raise _error(origin, lineno + 1, "expected @data, found the end of the file")
 
 
@@ -825,7 +863,10 @@ def _numbers(tokens: _Tokens, selected: np.ndarray | None) -> tuple[np.ndarray, 
     if not short.all():
         at = np.flatnonzero(~short)
         index = at if selected is None else selected[at]
-        values[at], ok[at] = _to_floats(np.array(tokens.joined(index).split()))
+        parts = tokens.joined(index).split()
+        if len(parts) != at.size:  # a quoted value holding white space: not a number
+            parts = [text.encode("utf-8") for text in tokens.texts(index)]
+        values[at], ok[at] = _to_floats(np.array(parts))
     return values, ok
 
 

@@ -11,6 +11,9 @@ from ..exceptions import ArffFormatError, ChecksumError, DatasetError, DatasetNo
 
 __all__ = ["ArffFormatError", "ChecksumError", "Dataset", "DatasetError", "DatasetNotFoundError"]
 
+#: How a label coded -1/+1 is made 0/1, said wherever one is refused.
+PLUS_MINUS_HINT = "labels must be 0/1: recode them (for an array Y coded -1/+1: (Y > 0).astype(int))"
+
 
 @dataclass
 class Dataset:
@@ -74,3 +77,36 @@ class Dataset:
             f"n_features={self.n_features} ({kind}), n_labels={self.n_labels}, "
             f"cardinality={self.cardinality:.4f})"
         )
+
+
+def label_problem(column: np.ndarray, lines: np.ndarray) -> str | None:
+    """Why a label column (floats, NaN for missing) is not 0/1, or None when it is.
+
+    ``lines[i]`` is the line of row ``i`` in its file. The answer completes a sentence
+    whose subject is the label: "label 'x' <problem>".
+
+    >>> label_problem(np.array([0.0, 1.0]), np.array([5, 6])) is None
+    True
+    >>> label_problem(np.array([0.0, 2.0]), np.array([5, 6]))
+    'must be 0 or 1, but row 1 (line 6) has 2'
+    """
+    bad = ~((column == 0) | (column == 1))
+    if not bad.any():
+        return None
+    present = column[~np.isnan(column)]
+    if np.isin(present, (-1.0, 0.0, 1.0)).all() and (present == -1).any():
+        return f"holds -1 and +1; {PLUS_MINUS_HINT}"
+    row = int(np.flatnonzero(bad)[0])
+    value = column[row]
+    found = "is missing" if np.isnan(value) else f"has {value:g}"
+    return f"must be 0 or 1, but row {row} (line {int(lines[row])}) {found}"
+
+
+def shown_names(names: list[str], limit: int = 8) -> str:
+    """The first ``limit`` names quoted, and how many more.
+
+    >>> shown_names(["a", "b", "c"], limit=2)
+    "'a', 'b' and 1 more"
+    """
+    shown = ", ".join(map(repr, names[:limit]))
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")

@@ -1,29 +1,32 @@
-"""Loaders from multi-label file formats to :class:`Dataset`.
+"""Loaders from ARFF files to :class:`Dataset`, the labels found in one of three ways.
 
 * :func:`load_mulan`: Mulan ARFF, the labels named by a Mulan XML file;
 * :func:`load_meka`: MEKA ARFF, the labels given by ``-C n`` in ``@relation``;
-* :func:`load_mat`: MATLAB ``.mat`` files in the three layouts in use;
-* :func:`load_libsvm`: libsvm / svmlight multi-label text.
+* ``labels_first=n`` / ``labels_last=n`` (through :func:`~mlneighbors.datasets.load_file`).
 
-Each returns features ``X`` as float64 (a dense array, or CSR for sparse
-sources) and labels ``Y`` as an int8 0/1 array, with ``name=""``.
+The other formats have modules of their own (``_mat``, ``_libsvm``, ``_csv``). Each loader
+returns features ``X`` as float64 (a dense array, or CSR for sparse sources) and labels
+``Y`` as an int8 0/1 array, with ``name=""``.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import warnings
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
-from itertools import chain
+from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 import scipy.sparse as sp
 
 from mlneighbors.datasets._arff import ArffTable, Attribute, read_arff
-from mlneighbors.datasets._dataset import Dataset, DatasetError
+from mlneighbors.datasets._dataset import Dataset, DatasetError, label_problem, shown_names
+from mlneighbors.exceptions import DatasetWarning
 
-__all__ = ["load_libsvm", "load_mat", "load_meka", "load_mulan", "read_mulan_xml"]
+__all__ = ["load_meka", "load_mulan", "read_mulan_xml"]
 
 PathLike = str | os.PathLike[str]
 
@@ -33,6 +36,12 @@ _ID_MIN_ROWS = 20
 
 _BOOLEAN_VALUES = ({"yes": 1.0, "no": 0.0}, {"true": 1.0, "false": 0.0})
 _MEKA_C_RE = re.compile(r"(?:^|[\s:'\"])-C\s+(-?\d+)")
+_ENCODING_RE = re.compile(rb"""^\s*<\?xml[^>]*encoding\s*=\s*["']([^"']*)["']""")
+_LABELS_HOW = "the Mulan XML naming the labels (xml=, --xml) or labels_first=N / labels_last=N"
+
+
+# ---------------------------------------------------------------------------
+# Mulan XML
 
 
 def read_mulan_xml(path: PathLike) -> list[str]:
@@ -51,13 +60,19 @@ def read_mulan_xml(path: PathLike) -> list[str]:
     Raises
     ------
     DatasetError
-        The file is not well-formed XML, its root is not ``labels``, a
-        ``label`` has no name, or a name appears twice.
+        The file is empty, not well-formed XML (the message names the line),
+        declares an encoding Python does not know, its root is not ``labels``,
+        a ``label`` has no name, or a name appears twice.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "tiny.xml"
+    >>> _ = path.write_text('<labels><label name="a"/><label name="b"/></labels>')
+    >>> read_mulan_xml(path)
+    ['a', 'b']
     """
-    try:
-        root = ET.parse(os.fspath(path)).getroot()
-    except ET.ParseError as exc:
-        raise DatasetError(f"{path}: not a readable Mulan XML file ({exc})") from None
+    root = _xml_root(path)
     if _local(root.tag) != "labels":
         raise DatasetError(f"{path}: expected a <labels> root element, found <{_local(root.tag)}>")
     names: list[str] = []
@@ -74,8 +89,37 @@ def read_mulan_xml(path: PathLike) -> list[str]:
     return names
 
 
+def _xml_root(path: PathLike) -> ET.Element:
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    if not raw.strip():
+        raise DatasetError(f"{path}: the file is empty; expected a Mulan <labels> XML file")
+    try:
+        return ET.fromstring(raw)
+    except ET.ParseError as exc:
+        line, column = exc.position
+        reason = str(exc).split(": line")[0]
+        raise DatasetError(
+            f"{path}, line {line}, column {column + 1}: the XML cannot be parsed ({reason}); "
+            "expected a Mulan <labels> file in UTF-8 or the encoding its <?xml ...?> declares"
+        ) from None
+    except LookupError:
+        declared = _ENCODING_RE.match(raw)
+        name = declared.group(1).decode("ascii", "replace") if declared else "?"
+        raise DatasetError(
+            f"{path}, line 1: the XML declares the encoding {name!r}, which Python does not "
+            "know; save the file as UTF-8 with encoding=\"utf-8\""
+        ) from None
+    except ValueError as exc:  # expat refuses some encodings it knows (multi-byte ones)
+        raise DatasetError(f"{path}, line 1: the XML cannot be decoded ({exc})") from None
+
+
 def _local(tag: str) -> str:
     return tag.rsplit("}", 1)[-1]
+
+
+# ---------------------------------------------------------------------------
+# public loaders
 
 
 def load_mulan(arff_path: PathLike, xml_path: PathLike) -> Dataset:
@@ -86,7 +130,10 @@ def load_mulan(arff_path: PathLike, xml_path: PathLike) -> Dataset:
     arff_path : str or path-like
         ``.arff`` or ``.arff.gz``, dense or sparse rows.
     xml_path : str or path-like
-        The Mulan XML listing the label attributes.
+        The Mulan XML listing the label attributes. It decides which attributes
+        are labels; a ``-C n`` in the ``@relation`` that says otherwise
+        (medical's ``-C 45``, though its labels are its last 45 attributes) is
+        ignored, and ``Dataset.notes`` says so.
 
     Returns
     -------
@@ -124,10 +171,7 @@ def load_mulan(arff_path: PathLike, xml_path: PathLike) -> Dataset:
     file an unlisted nominal value is the first declared value (ARFF's rule),
     so a feature declared ``{1,0}`` is 1 where it is not listed.
     """
-    table = read_arff(arff_path)
-    names = read_mulan_xml(xml_path)
-    label_index, notes = _labels_from_xml(table, names, arff_path, xml_path)
-    return _to_dataset(table, label_index, str(arff_path), notes)
+    return _by_xml(read_arff(arff_path), arff_path, xml_path, on_conflict="note")
 
 
 def load_meka(arff_path: PathLike, xml_path: PathLike | None = None) -> Dataset:
@@ -136,12 +180,13 @@ def load_meka(arff_path: PathLike, xml_path: PathLike | None = None) -> Dataset:
     Parameters
     ----------
     arff_path : str or path-like
-        ``.arff`` or ``.arff.gz``, dense or sparse rows.
+        ``.arff`` or ``.arff.gz``, dense or sparse rows. ``-C n`` in the
+        ``@relation``: n > 0, the first n attributes are the labels; n < 0, the
+        last -n.
     xml_path : str or path-like, default=None
-        A Mulan XML naming the labels. When given it decides, whatever
-        ``-C`` says (medical's ``@relation`` says ``-C 45`` though its labels
-        are its last 45 attributes; ohsumed has its labels first and no
-        ``-C``).
+        A Mulan XML naming the labels, for files with no ``-C`` (ohsumed has its
+        labels first and no ``-C``). When the file has a ``-C`` too, both must
+        name the same attributes.
 
     Returns
     -------
@@ -151,40 +196,101 @@ def load_meka(arff_path: PathLike, xml_path: PathLike | None = None) -> Dataset:
     Raises
     ------
     DatasetError
-        No XML and no usable ``-C n`` (n > 0: the first n attributes are the
-        labels; n < 0: the last -n), or a label that is not binary.
+        No XML and no ``-C``; a ``-C`` that does not fit the attributes; a
+        ``-C`` that takes an attribute which is not binary as a label (the
+        first such one is named: ``-C`` is stale); a ``-C`` naming other
+        attributes than the XML (both are named; :func:`load_mulan` reads a
+        Mulan file whose ``-C`` is stale); or a label that is not binary.
+
+    Notes
+    -----
+    A stale ``-C`` that happens to take binary features as labels (medical's
+    ``-C 45`` takes its first 45 word features) cannot be told from a right
+    one without the XML.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "tiny.arff"
+    >>> _ = path.write_text("@relation 'tiny: -C 1'\\n@attribute y {0,1}\\n"
+    ...                     "@attribute x numeric\\n@data\\n1,0.5\\n0,2\\n")
+    >>> data = load_meka(path)
+    >>> data.label_names, data.Y.ravel().tolist(), data.X.ravel().tolist()
+    (['y'], [1, 0], [0.5, 2.0])
     """
     table = read_arff(arff_path)
-    option = _meka_label_count(table.relation)
-    n_attributes = len(table.attributes)
-    by_option = None
-    if option is not None and 0 < abs(option) <= n_attributes:
-        start, stop = (0, option) if option > 0 else (n_attributes + option, n_attributes)
-        by_option = np.arange(start, stop)
-    if xml_path is not None:
-        label_index, notes = _labels_from_xml(table, read_mulan_xml(xml_path), arff_path, xml_path)
-        if option is not None and (by_option is None or not np.array_equal(by_option, label_index)):
-            notes.append(
-                f"the @relation's -C {option} was ignored: the XML names the labels, "
-                "and they are other attributes"
-            )
-        return _to_dataset(table, label_index, str(arff_path), notes)
-    if option is None:
-        raise DatasetError(
-            f"{arff_path}: the @relation {table.relation[:80]!r} has no -C option saying how "
-            "many attributes are labels; give the Mulan XML (xml_path)"
-        )
-    if by_option is None:
-        raise DatasetError(
-            f"{arff_path}: -C {option} in the @relation does not fit the {n_attributes} "
-            "attributes; expected a non-zero n with |n| <= the number of attributes"
-        )
-    return _to_dataset(table, by_option, str(arff_path), [])
+    if xml_path is None:
+        return _by_c(table, arff_path)
+    return _by_xml(table, arff_path, xml_path, on_conflict="refuse")
 
 
-def _meka_label_count(relation: str) -> int | None:
-    match = _MEKA_C_RE.search(relation)
-    return None if match is None else int(match.group(1))
+def _load_arff(
+    path: PathLike,
+    xml: PathLike | None = None,
+    labels_first: int | None = None,
+    labels_last: int | None = None,
+) -> Dataset:
+    """An ARFF file's labels from a count, else the XML, else ``-C`` (``load_file``'s rule).
+
+    A ``-C`` that disagrees with the XML is warned about (:class:`DatasetWarning`);
+    one that disagrees with a count is noted.
+    """
+    table = read_arff(path)
+    if labels_first is not None or labels_last is not None:
+        label_index, source = _labels_by_count(table, str(path), labels_first, labels_last)
+        notes = []
+        if _c_conflict(table, label_index, None):
+            option = _meka_label_count(table.relation)
+            notes.append(f"the @relation's -C {option} was ignored: {source.given} decides")
+        return _to_dataset(table, label_index, str(path), notes, source)
+    if xml is None:
+        return _by_c(table, path)
+    return _by_xml(table, path, xml, on_conflict="warn")
+
+
+def _by_c(table: ArffTable, path: PathLike) -> Dataset:
+    label_index, source = _labels_by_c(table, str(path))
+    return _to_dataset(table, label_index, str(path), [], source)
+
+
+def _by_xml(
+    table: ArffTable,
+    path: PathLike,
+    xml_path: PathLike,
+    on_conflict: Literal["note", "warn", "refuse"],
+) -> Dataset:
+    """The labels the XML names; a ``-C`` saying otherwise is noted, warned about or refused."""
+    origin = str(path)
+    label_index, notes = _labels_from_xml(table, read_mulan_xml(xml_path), path, xml_path)
+    conflict = _c_conflict(table, label_index, xml_path)
+    if conflict and on_conflict == "refuse":
+        raise DatasetError(
+            f"{origin}: {conflict}. load_meka trusts neither: for a Mulan file (the XML "
+            "decides) use load_mulan, else correct the -C or the XML"
+        )
+    if conflict:
+        if on_conflict == "warn":
+            message = f"{origin}: {conflict}; the XML decides"
+            warnings.warn(message, DatasetWarning, stacklevel=5)  # load_file's caller
+        notes.append(f"{conflict}: the XML decides")
+    return _to_dataset(table, label_index, origin, notes, _Source.xml(xml_path))
+
+
+# ---------------------------------------------------------------------------
+# which attributes are labels
+
+
+@dataclass(frozen=True)
+class _Source:
+    """How the labels were chosen, for the messages about a label that is not binary."""
+
+    given: str  # "-C 3 in the @relation (line 1)", "labels_last=2", "the XML l.xml"
+    lead: str = ""  # said before the attribute
+    advice: str = ""  # said after the problem
+
+    @classmethod
+    def xml(cls, path: PathLike) -> _Source:
+        return cls(f"the XML {os.fspath(path)}")
 
 
 def _labels_from_xml(
@@ -207,6 +313,232 @@ def _labels_from_xml(
             "follow the ARFF order (label_names names them)"
         )
     return label_index, notes
+
+
+def _meka_label_count(relation: str) -> int | None:
+    match = _MEKA_C_RE.search(relation)
+    return None if match is None else int(match.group(1))
+
+
+def _c_said(table: ArffTable) -> str:
+    option = _meka_label_count(table.relation)
+    line = f" (line {table.relation_line})" if table.relation_line else ""
+    return f"-C {option} in the @relation{line}"
+
+
+def _edge(n_attributes: int, count: int) -> np.ndarray | None:
+    """The first ``count`` attributes (count > 0) or the last ``-count``; None if they do not fit."""
+    if count == 0 or abs(count) > n_attributes:
+        return None
+    return np.arange(count) if count > 0 else np.arange(n_attributes + count, n_attributes)
+
+
+def _labels_by_c(table: ArffTable, origin: str) -> tuple[np.ndarray, _Source]:
+    option = _meka_label_count(table.relation)
+    n_attributes = len(table.attributes)
+    if option is None:
+        raise DatasetError(
+            f"{origin}: the @relation {table.relation[:80]!r} has no -C option saying which "
+            f"attributes are labels; give {_LABELS_HOW}"
+        )
+    label_index = _edge(n_attributes, option)
+    said = _c_said(table)
+    if label_index is None:
+        raise DatasetError(
+            f"{origin}: {said} does not fit the {n_attributes} attributes; expected a non-zero "
+            f"n with |n| <= {n_attributes}, or give {_LABELS_HOW}"
+        )
+    which = f"first {option}" if option > 0 else f"last {-option}"
+    return label_index, _Source(
+        said,
+        lead=f"{said} takes the {which} attributes as labels; ",
+        advice=f"; the -C may be stale: give {_LABELS_HOW}",
+    )
+
+
+def _labels_by_count(
+    table: ArffTable, origin: str, labels_first: int | None, labels_last: int | None
+) -> tuple[np.ndarray, _Source]:
+    if labels_first is not None and labels_last is not None:
+        raise ValueError("give labels_first or labels_last, not both")
+    given, count = (
+        ("labels_first", labels_first) if labels_first is not None else ("labels_last", labels_last)
+    )
+    if not isinstance(count, (int, np.integer)) or isinstance(count, bool):
+        raise TypeError(f"{given} must be an int, got {type(count).__name__}")
+    n_attributes = len(table.attributes)
+    if not 1 <= count < n_attributes:
+        raise DatasetError(
+            f"{origin}: {given}={count}, but the file declares {n_attributes} attributes; "
+            f"expected 1 to {n_attributes - 1} (at least one attribute must be a feature)"
+        )
+    label_index = _edge(n_attributes, int(count) if given == "labels_first" else -int(count))
+    return label_index, _Source(f"{given}={count}")  # type: ignore[return-value]
+
+
+def _c_conflict(
+    table: ArffTable, label_index: np.ndarray, xml_path: PathLike | None
+) -> str | None:
+    """What a ``-C`` in the @relation says against the chosen labels, or None if it agrees."""
+    option = _meka_label_count(table.relation)
+    if option is None:
+        return None
+    by_c = _edge(len(table.attributes), option)
+    if by_c is not None and np.array_equal(by_c, label_index):
+        return None
+    names = table.names
+    chosen = shown_names([names[j] for j in label_index.tolist()])
+    what = "the XML " + os.fspath(xml_path) if xml_path is not None else "the given count"
+    if by_c is None:
+        said = f"{_c_said(table)} does not fit the {len(names)} attributes"
+    else:
+        said = f"{_c_said(table)} names {by_c.size} label(s) ({shown_names([names[j] for j in by_c])})"
+    return f"{said}, but {what} names {label_index.size} ({chosen})"
+
+
+# ---------------------------------------------------------------------------
+# ARFF table to Dataset
+
+
+def _to_dataset(
+    table: ArffTable, label_index: np.ndarray, origin: str, notes: list[str], source: _Source
+) -> Dataset:
+    Y = _label_matrix(table, label_index, origin, source)
+    is_label = np.zeros(len(table.attributes), dtype=bool)
+    is_label[label_index] = True
+    X, features = _feature_matrix(table, is_label, notes)
+    return Dataset(
+        X=X,
+        Y=Y,
+        feature_names=[table.attributes[j].name for j in features],
+        label_names=[table.attributes[j].name for j in label_index.tolist()],
+        notes=notes,
+    )
+
+
+def _declared_problem(attribute: Attribute, line: int) -> tuple[str | None, np.ndarray | None]:
+    """Why the declaration of ``attribute`` cannot be a label, else the number of each value."""
+    where = f" (line {line})" if line else ""
+    if attribute.kind in ("string", "date"):
+        return f"is a {attribute.kind} attribute{where}; expected 0/1", None
+    if attribute.kind == "numeric":
+        return None, None
+    numbers, how = _nominal_numbers(attribute)
+    if how == "index":
+        values = ",".join(attribute.values or ())
+        return f"is nominal {{{values}}}{where}; expected the values 0 and 1", None
+    return None, numbers
+
+
+def _label_matrix(
+    table: ArffTable, label_index: np.ndarray, origin: str, source: _Source
+) -> np.ndarray:
+    """The label attributes as an int8 0/1 matrix; the first one that is not binary is refused."""
+    problems: dict[int, str] = {}
+    decodable: list[int] = []
+    luts: list[np.ndarray | None] = []
+    lines = table.attribute_lines
+    for i, j in enumerate(label_index.tolist()):
+        problem, lut = _declared_problem(table.attributes[j], lines[j] if lines else 0)
+        if problem is None:
+            decodable.append(i)
+            luts.append(lut)
+        else:
+            problems[i] = problem
+    block = _decode(table, label_index[decodable], luts)
+    Y = block.toarray() if sp.issparse(block) else block
+    if problems:  # the refused columns as zeros, so that positions stay those of label_index
+        Y = np.insert(Y, [i - k for k, i in enumerate(sorted(problems))], 0.0, axis=1)
+    binary = (Y == 0) | (Y == 1)
+    if not binary.all():
+        first = int(np.flatnonzero(~binary.all(axis=0))[0])
+        problems[first] = label_problem(Y[:, first], table.row_lines)  # type: ignore[assignment]
+    if problems:
+        i = min(problems)
+        word = "attribute" if source.lead else "label"
+        name = table.attributes[int(label_index[i])].name
+        raise DatasetError(
+            f"{origin}: {source.lead}{word} {name!r} {problems[i]}{source.advice}"
+        )
+    return Y.astype(np.int8)
+
+
+@dataclass
+class _FeaturePlan:
+    """Which attributes become features and how; what the notes will say."""
+
+    columns: list[int] = field(default_factory=list)
+    luts: list[np.ndarray | None] = field(default_factory=list)
+    dropped: dict[str, list[str]] = field(default_factory=dict)
+    identifiers: list[str] = field(default_factory=list)
+    codes: list[Attribute] = field(default_factory=list)
+    booleans: list[str] = field(default_factory=list)
+    indexed: list[str] = field(default_factory=list)
+
+    def notes(self, n_rows: int) -> list[str]:
+        notes = [
+            f"dropped nominal attribute {name!r}: an identifier (a different value on each "
+            f"of the {n_rows} instances), not a feature"
+            for name in self.identifiers
+        ]
+        for kind, names in self.dropped.items():
+            notes.append(f"dropped {kind} attribute(s) {shown_names(names)}: not numeric features")
+        for attribute in self.codes:
+            notes.append(
+                f"feature {attribute.name!r} is nominal {{{','.join(attribute.values or ())}}}: "
+                "X holds the code's numeric value, an unordered category code rather than a "
+                "magnitude"
+            )
+        if self.booleans:
+            notes.append(
+                f"{len(self.booleans)} nominal YES/NO (or TRUE/FALSE) feature(s) are coded "
+                "YES=1, NO=0"
+            )
+        if self.indexed:
+            notes.append(
+                f"nominal feature(s) {shown_names(self.indexed)} are coded by the position of "
+                "the value in their declaration (0, 1, ...): unordered categories"
+            )
+        return notes
+
+
+def _plan_features(table: ArffTable, is_label: np.ndarray) -> _FeaturePlan:
+    plan = _FeaturePlan()
+    for j, attribute in enumerate(table.attributes):
+        if is_label[j]:
+            continue
+        if attribute.kind in ("string", "date"):
+            plan.dropped.setdefault(attribute.kind, []).append(attribute.name)
+            continue
+        if attribute.kind == "numeric":
+            plan.columns.append(j)
+            plan.luts.append(None)
+            continue
+        if _is_identifier(table, j):
+            plan.identifiers.append(attribute.name)
+            continue
+        numbers, how = _nominal_numbers(attribute)
+        if how == "number" and not set(numbers.tolist()) <= {0.0, 1.0}:
+            plan.codes.append(attribute)
+        elif how == "boolean":
+            plan.booleans.append(attribute.name)
+        elif how == "index":
+            plan.indexed.append(attribute.name)
+        plan.columns.append(j)
+        plan.luts.append(numbers)
+    return plan
+
+
+def _feature_matrix(
+    table: ArffTable, is_label: np.ndarray, notes: list[str]
+) -> tuple[np.ndarray | sp.csr_matrix, list[int]]:
+    plan = _plan_features(table, is_label)
+    notes.extend(plan.notes(table.n_rows))
+    X = _decode(table, np.asarray(plan.columns, dtype=np.intp), plan.luts)
+    n_missing = int(np.isnan(X.data if sp.issparse(X) else X).sum())
+    if n_missing:
+        notes.append(f"{n_missing} missing feature value(s) ('?') are NaN in X")
+    return X, plan.columns
 
 
 def _nominal_numbers(attribute: Attribute) -> tuple[np.ndarray, str]:
@@ -259,27 +591,30 @@ def _decode(
         for i, lut in enumerate(numbers)
         if lut is not None and not np.array_equal(lut, np.arange(lut.size))
     ]
-    if not table.is_sparse:
-        block = np.ascontiguousarray(table.data[:, columns], dtype=np.float64)
-        groups: dict[bytes, list[int]] = {}
-        for i in changed:
-            groups.setdefault(numbers[i].tobytes(), []).append(i)  # type: ignore[union-attr]
-        for local in groups.values():
-            lut = numbers[local[0]]
-            part = block[:, local]
-            missing = np.isnan(part)
-            mapped = lut[np.where(missing, 0, part).astype(np.intp)]  # type: ignore[index]
-            mapped[missing] = np.nan
-            block[:, local] = mapped
-        return block
+    if table.is_sparse:
+        return _decode_sparse(table.data[:, columns].tocsr(), changed, numbers)
+    block = np.ascontiguousarray(table.data[:, columns], dtype=np.float64)
+    groups: dict[bytes, list[int]] = {}
+    for i in changed:
+        groups.setdefault(numbers[i].tobytes(), []).append(i)  # type: ignore[union-attr]
+    for local in groups.values():
+        lut = numbers[local[0]]
+        part = block[:, local]
+        missing = np.isnan(part)
+        mapped = lut[np.where(missing, 0, part).astype(np.intp)]  # type: ignore[index]
+        mapped[missing] = np.nan
+        block[:, local] = mapped
+    return block
 
-    block = table.data[:, columns].tocsr()
+
+def _decode_sparse(
+    block: sp.csr_matrix, changed: list[int], numbers: list[np.ndarray | None]
+) -> sp.csr_matrix:
     block.sort_indices()
     if not changed:
         block.eliminate_zeros()
         return block
-    n_rows, n_columns = block.shape
-    offsets = np.full(n_columns, -1, dtype=np.intp)
+    offsets = np.full(block.shape[1], -1, dtype=np.intp)
     tables, start = [], 0
     for i in changed:
         offsets[i] = start
@@ -293,356 +628,28 @@ def _decode(
     mapped = flat[offsets[block.indices[at]] + codes]
     mapped[missing] = np.nan
     block.data[at] = mapped
-
-    # An unlisted sparse value is index 0; where that maps to a non-zero
-    # number the column is that number wherever nothing is listed.
-    base = np.zeros(n_columns)
+    base = np.zeros(block.shape[1])
     base[changed] = [numbers[i][0] for i in changed]  # type: ignore[index]
-    dense_columns = np.flatnonzero(base != 0)
-    if dense_columns.size:
-        full = np.tile(base[dense_columns], (n_rows, 1))
-        coo = block.tocoo()
-        slot = np.full(n_columns, -1, dtype=np.intp)
-        slot[dense_columns] = np.arange(dense_columns.size)
-        in_dense = slot[coo.col] >= 0
-        full[coo.row[in_dense], slot[coo.col[in_dense]]] = coo.data[in_dense]
-        rows = np.concatenate(
-            [coo.row[~in_dense], np.repeat(np.arange(n_rows), dense_columns.size)]
-        )
-        cols = np.concatenate([coo.col[~in_dense], np.tile(dense_columns, n_rows)])
-        data = np.concatenate([coo.data[~in_dense], full.ravel()])
-        block = sp.csr_matrix((data, (rows, cols)), shape=(n_rows, n_columns))
+    block = _fill_unlisted(block, base)
     block.eliminate_zeros()
     block.sort_indices()
     return block
 
 
-def _to_dataset(
-    table: ArffTable, label_index: np.ndarray, origin: str, notes: list[str]
-) -> Dataset:
-    attributes = table.attributes
-    is_label = np.zeros(len(attributes), dtype=bool)
-    is_label[label_index] = True
-
-    label_numbers: list[np.ndarray | None] = []
-    for j in label_index.tolist():
-        attribute = attributes[j]
-        if attribute.kind in ("string", "date"):
-            raise DatasetError(
-                f"{origin}: label {attribute.name!r} is a {attribute.kind} attribute; expected 0/1"
-            )
-        if attribute.kind == "numeric":
-            label_numbers.append(None)
-            continue
-        numbers, how = _nominal_numbers(attribute)
-        if how == "index":
-            raise DatasetError(
-                f"{origin}: label {attribute.name!r} is nominal "
-                f"{{{','.join(attribute.values or ())}}}; expected the values 0 and 1"
-            )
-        label_numbers.append(numbers)
-    Y = _decode(table, label_index, label_numbers)
-    if sp.issparse(Y):
-        Y = Y.toarray()
-    bad = ~((Y == 0) | (Y == 1))
-    if bad.any():
-        row, col = (int(v) for v in np.argwhere(bad)[0])
-        value = Y[row, col]
-        shown = "?" if np.isnan(value) else f"{value:g}"
-        name = attributes[int(label_index[col])].name
-        raise DatasetError(
-            f"{origin}: label {name!r} must be 0 or 1, but row {row} (line "
-            f"{int(table.row_lines[row])}) has {shown}"
-        )
-
-    features: list[int] = []
-    feature_numbers: list[np.ndarray | None] = []
-    dropped: dict[str, list[str]] = {}
-    codes: list[str] = []
-    booleans: list[str] = []
-    indexed: list[str] = []
-    for j, attribute in enumerate(attributes):
-        if is_label[j]:
-            continue
-        if attribute.kind in ("string", "date"):
-            dropped.setdefault(attribute.kind, []).append(attribute.name)
-            continue
-        if attribute.kind == "numeric":
-            features.append(j)
-            feature_numbers.append(None)
-            continue
-        if _is_identifier(table, j):
-            notes.append(
-                f"dropped nominal attribute {attribute.name!r}: an identifier (a different "
-                f"value on each of the {table.n_rows} instances), not a feature"
-            )
-            continue
-        numbers, how = _nominal_numbers(attribute)
-        if how == "number" and not set(numbers.tolist()) <= {0.0, 1.0}:
-            codes.append(attribute.name)
-        elif how == "boolean":
-            booleans.append(attribute.name)
-        elif how == "index":
-            indexed.append(attribute.name)
-        features.append(j)
-        feature_numbers.append(numbers)
-    for kind, names in dropped.items():
-        notes.append(f"dropped {kind} attribute(s) {_names(names)}: not numeric features")
-    for name in codes:
-        values = ",".join(attributes[table.names.index(name)].values or ())
-        notes.append(
-            f"feature {name!r} is nominal {{{values}}}: X holds the code's numeric value, "
-            "an unordered category code rather than a magnitude"
-        )
-    if booleans:
-        notes.append(
-            f"{len(booleans)} nominal YES/NO (or TRUE/FALSE) feature(s) are coded YES=1, NO=0"
-        )
-    if indexed:
-        notes.append(
-            f"nominal feature(s) {_names(indexed)} are coded by the position of the value in "
-            "their declaration (0, 1, ...): unordered categories"
-        )
-    feature_index = np.asarray(features, dtype=np.intp)
-    X = _decode(table, feature_index, feature_numbers)
-    n_missing = int(np.isnan(X.data if sp.issparse(X) else X).sum())
-    if n_missing:
-        notes.append(f"{n_missing} missing feature value(s) ('?') are NaN in X")
-    return Dataset(
-        X=X,
-        Y=np.ascontiguousarray(Y, dtype=np.int8),
-        feature_names=[attributes[j].name for j in features],
-        label_names=[attributes[j].name for j in label_index.tolist()],
-        notes=notes,
-    )
-
-
-def _names(names: list[str]) -> str:
-    shown = ", ".join(map(repr, names[:8]))
-    return shown + (f" and {len(names) - 8} more" if len(names) > 8 else "")
-
-
-# ---------------------------------------------------------------------------
-# MATLAB
-
-
-def load_mat(path: PathLike) -> dict[str, Dataset]:
-    """Load a multi-label MATLAB ``.mat`` file (format 5, as scipy reads it).
-
-    Parameters
-    ----------
-    path : str or path-like
-        One of three layouts:
-
-        A. ``data`` (n x d) and ``target`` (L x n);
-        B. ``train_data`` / ``train_target`` and ``test_data`` /
-           ``test_target`` (Zhang's ML-kNN files), shaped as in A;
-        C. cells (or two-field structs) ``train`` and ``test``, where
-           ``train{1}`` is X stored d x n and ``train{2}`` is Y stored L x n.
-
-        Targets coded -1/+1 become 0/1 (0/1 is accepted as it is). A target
-        stored n x L is accepted when the shapes leave no doubt.
-
-    Returns
-    -------
-    dict of str to Dataset
-        ``{"all": ...}`` for layout A; ``{"train", "test", "all"}`` for B and C,
-        where ``"all"`` is the training rows followed by the test rows. Each
-        Dataset's ``split`` is its key; features are named ``f0, f1, ...`` and
-        labels ``label0, label1, ...``. X is float64, CSR when the file stores
-        a sparse matrix.
-
-    Raises
-    ------
-    DatasetError
-        An unknown layout, shapes that do not agree, or targets other than
-        -1/+1 or 0/1.
-    """
-    from scipy.io import loadmat
-
-    try:
-        contents = loadmat(os.fspath(path))
-    except NotImplementedError as exc:
-        raise DatasetError(f"{path}: MATLAB v7.3 (HDF5) files are not supported ({exc})") from None
-    except (ValueError, TypeError) as exc:
-        raise DatasetError(f"{path}: not a readable MATLAB file ({exc})") from None
-    keys = {key for key in contents if not key.startswith("__")}
-    if {"data", "target"} <= keys:
-        X, Y, notes = _mat_pair(contents["data"], contents["target"], False, path, "data/target")
-        return {"all": _mat_dataset(X, Y, notes, "all")}
-    if {"train_data", "train_target", "test_data", "test_target"} <= keys:
-        parts = {
-            split: _mat_pair(
-                contents[f"{split}_data"], contents[f"{split}_target"], False, path, split
-            )
-            for split in ("train", "test")
-        }
-    elif {"train", "test"} <= keys:
-        parts = {
-            split: _mat_pair(*_mat_cell(contents[split], path, split), True, path, split)
-            for split in ("train", "test")
-        }
-    else:
-        raise DatasetError(
-            f"{path}: unknown .mat layout with variables {sorted(keys)}; expected data/target, "
-            "train_data/train_target/test_data/test_target, or cells train/test"
-        )
-    (X_train, Y_train, notes_train), (X_test, Y_test, notes_test) = parts["train"], parts["test"]
-    if X_train.shape[1] != X_test.shape[1] or Y_train.shape[1] != Y_test.shape[1]:
-        raise DatasetError(
-            f"{path}: train has {X_train.shape[1]} features and {Y_train.shape[1]} labels, "
-            f"test has {X_test.shape[1]} and {Y_test.shape[1]}"
-        )
-    if sp.issparse(X_train) or sp.issparse(X_test):
-        X_all = sp.vstack([sp.csr_matrix(X_train), sp.csr_matrix(X_test)], format="csr")
-    else:
-        X_all = np.vstack([X_train, X_test])
-    notes = list(dict.fromkeys(notes_train + notes_test))
-    return {
-        "train": _mat_dataset(X_train, Y_train, notes_train, "train"),
-        "test": _mat_dataset(X_test, Y_test, notes_test, "test"),
-        "all": _mat_dataset(X_all, np.vstack([Y_train, Y_test]), notes, "all"),
-    }
-
-
-def _mat_cell(value: np.ndarray, path: PathLike, name: str) -> tuple[object, object]:
-    if isinstance(value, np.ndarray) and value.dtype.names:
-        if value.size != 1 or len(value.dtype.names) != 2:
-            raise DatasetError(f"{path}: struct {name!r} must hold exactly two fields (X, Y)")
-        record = value.ravel()[0]
-        return record[value.dtype.names[0]], record[value.dtype.names[1]]
-    if isinstance(value, np.ndarray) and value.dtype == object and value.size == 2:
-        first, second = value.ravel()
-        return first, second
-    raise DatasetError(f"{path}: {name!r} must be a cell {{X, Y}} of two matrices")
-
-
-def _mat_pair(
-    features: object, targets: object, features_transposed: bool, path: PathLike, name: str
-) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray, list[str]]:
-    """X (n x d) and Y (n x L) from a stored pair; targets are stored L x n."""
-    X = _mat_matrix(features, path, name)
-    T = _mat_matrix(targets, path, name)
-    T = T.toarray() if sp.issparse(T) else T
-    if features_transposed:
-        if X.shape[1] == T.shape[1]:
-            X = X.T
-        elif X.shape[0] != T.shape[1]:
-            raise DatasetError(f"{path}: {name}: X {X.shape} and Y {T.shape} do not agree")
-    n_samples = X.shape[0]
-    if T.shape[1] == n_samples:
-        Y = T.T
-    elif T.shape[0] == n_samples:
-        Y = T
-    else:
-        raise DatasetError(
-            f"{path}: {name}: {n_samples} instances but targets of shape {T.shape}"
-        )
-    values = np.unique(Y)
-    notes: list[str] = []
-    if set(values.tolist()) <= {0, 1}:
-        Y = Y != 0
-    elif set(values.tolist()) <= {-1, 1}:
-        Y = Y > 0
-        notes.append("targets coded -1/+1 in the .mat file are mapped to 0/1")
-    else:
-        raise DatasetError(
-            f"{path}: {name}: targets hold {values[:6].tolist()}; expected -1/+1 or 0/1"
-        )
-    if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
-        X.sum_duplicates()
-        X.eliminate_zeros()
-        X.sort_indices()
-    else:
-        X = np.ascontiguousarray(X, dtype=np.float64)
-    return X, np.ascontiguousarray(Y, dtype=np.int8), notes
-
-
-def _mat_matrix(value: object, path: PathLike, name: str) -> np.ndarray | sp.spmatrix:
-    if sp.issparse(value):
-        return value  # type: ignore[return-value]
-    array = np.asarray(value)
-    if array.ndim != 2 or array.dtype == object or not (
-        np.issubdtype(array.dtype, np.number) or array.dtype == bool
-    ):
-        raise DatasetError(
-            f"{path}: {name}: expected a numeric matrix, found {array.dtype} {array.shape}"
-        )
-    return array
-
-
-def _mat_dataset(
-    X: np.ndarray | sp.csr_matrix, Y: np.ndarray, notes: list[str], split: str
-) -> Dataset:
-    return Dataset(
-        X=X,
-        Y=Y,
-        feature_names=[f"f{j}" for j in range(X.shape[1])],
-        label_names=[f"label{j}" for j in range(Y.shape[1])],
-        split=split,
-        notes=list(notes),
-    )
-
-
-# ---------------------------------------------------------------------------
-# libsvm
-
-
-def load_libsvm(
-    path: PathLike, *, n_features: int | None = None, n_labels: int | None = None
-) -> Dataset:
-    """Load libsvm / svmlight multi-label text (``l1,l2 i:v i:v ...`` per line).
-
-    Parameters
-    ----------
-    path : str or path-like
-    n_features : int, default=None
-        The number of features; inferred from the largest index when None.
-        Feature indices may be 0- or 1-based (scikit-learn's
-        ``zero_based="auto"``).
-    n_labels : int, default=None
-        The number of labels; when None, the largest label seen plus one.
-        Labels are 0-based integers.
-
-    Returns
-    -------
-    Dataset
-        X as CSR float64, Y as int8 0/1; features named ``f0, ...`` and labels
-        ``label0, ...``.
-
-    Raises
-    ------
-    DatasetError
-        A malformed file, a label that is not a non-negative integer, or a
-        label not below ``n_labels``.
-    """
-    from sklearn.datasets import load_svmlight_file
-
-    try:
-        X, y = load_svmlight_file(
-            os.fspath(path), n_features=n_features, multilabel=True, dtype=np.float64
-        )
-    except ValueError as exc:
-        raise DatasetError(f"{path}: not readable as libsvm multi-label text ({exc})") from None
-    counts = np.fromiter(map(len, y), dtype=np.intp, count=len(y))
-    labels = np.fromiter(chain.from_iterable(y), dtype=np.float64, count=int(counts.sum()))
-    if labels.size and ((labels < 0).any() or (labels != np.round(labels)).any()):
-        bad = labels[(labels < 0) | (labels != np.round(labels))][0]
-        raise DatasetError(f"{path}: label {bad:g} is not a non-negative integer")
-    seen = int(labels.max()) + 1 if labels.size else 0
-    if n_labels is None:
-        n_labels = seen
-    elif seen > n_labels:
-        raise DatasetError(f"{path}: label {seen - 1} is not below n_labels={n_labels}")
-    Y = np.zeros((X.shape[0], n_labels), dtype=np.int8)
-    Y[np.repeat(np.arange(X.shape[0]), counts), labels.astype(np.intp)] = 1
-    X = sp.csr_matrix(X, dtype=np.float64)
-    X.eliminate_zeros()
-    X.sort_indices()
-    return Dataset(
-        X=X,
-        Y=Y,
-        feature_names=[f"f{j}" for j in range(X.shape[1])],
-        label_names=[f"label{j}" for j in range(n_labels)],
-    )
+def _fill_unlisted(block: sp.csr_matrix, base: np.ndarray) -> sp.csr_matrix:
+    """An unlisted sparse value is index 0; where that maps to a non-zero number
+    (``base``) the column is that number wherever nothing is listed."""
+    dense_columns = np.flatnonzero(base != 0)
+    if not dense_columns.size:
+        return block
+    n_rows, n_columns = block.shape
+    full = np.tile(base[dense_columns], (n_rows, 1))
+    coo = block.tocoo()
+    slot = np.full(n_columns, -1, dtype=np.intp)
+    slot[dense_columns] = np.arange(dense_columns.size)
+    in_dense = slot[coo.col] >= 0
+    full[coo.row[in_dense], slot[coo.col[in_dense]]] = coo.data[in_dense]
+    rows = np.concatenate([coo.row[~in_dense], np.repeat(np.arange(n_rows), dense_columns.size)])
+    cols = np.concatenate([coo.col[~in_dense], np.tile(dense_columns, n_rows)])
+    data = np.concatenate([coo.data[~in_dense], full.ravel()])
+    return sp.csr_matrix((data, (rows, cols)), shape=(n_rows, n_columns))

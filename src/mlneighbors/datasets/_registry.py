@@ -21,6 +21,7 @@ __all__ = [
     "FileStatus",
     "dataset_status",
     "fetch_dataset",
+    "data_home_source",
     "get_data_home",
     "get_dataset_spec",
     "list_datasets",
@@ -63,18 +64,77 @@ def get_dataset_spec(name: str) -> DatasetSpec:
 
 
 def get_data_home(data_home: str | os.PathLike[str] | None = None) -> Path:
-    """The data directory: the argument, else ``$MLNEIGHBORS_DATA``, else a per-user cache.
+    """The data directory: the first of four places that applies.
 
-    The per-user cache is ``$XDG_CACHE_HOME/mlneighbors`` (``~/.cache/mlneighbors`` when
-    ``XDG_CACHE_HOME`` is unset). The directory is not created here.
+    1. ``data_home``, when given;
+    2. ``$MLNEIGHBORS_DATA``, when set and not empty;
+    3. ``../shared/datasets`` beside the source checkout, when the package runs from a
+       checkout (``<root>/src/mlneighbors/`` with ``<root>/pyproject.toml``, as an editable
+       install has it) and that folder holds a ``MANIFEST.md``; an installed package never
+       looks there;
+    4. the per-user cache, ``$XDG_CACHE_HOME/mlneighbors`` (``~/.cache/mlneighbors`` when
+       ``XDG_CACHE_HOME`` is unset).
+
+    The directory is neither created nor checked here; :func:`data_home_source` says which
+    rule chose it.
+
+    Examples
+    --------
+    >>> str(get_data_home("/data/ml"))
+    '/data/ml'
     """
+    return _resolve_home(data_home)[0]
+
+
+def data_home_source(data_home: str | os.PathLike[str] | None = None) -> str:
+    """Which rule of :func:`get_data_home` chose the data directory, in words.
+
+    Returns
+    -------
+    str
+        ``"data_home"``, ``"$MLNEIGHBORS_DATA"``, ``"../shared/datasets beside the source
+        checkout"`` or ``"the per-user cache"``.
+
+    Examples
+    --------
+    >>> data_home_source("/data/ml")
+    'data_home'
+    """
+    return _resolve_home(data_home)[1]
+
+
+def _resolve_home(data_home: str | os.PathLike[str] | None) -> tuple[Path, str]:
     if data_home is not None:
-        return Path(data_home).expanduser()
+        return Path(data_home).expanduser(), "data_home"
     env = os.environ.get(DATA_ENV)
     if env:
-        return Path(env).expanduser()
+        return Path(env).expanduser(), f"${DATA_ENV}"
+    shared = _checkout_datasets()
+    if shared is not None:
+        return shared, "../shared/datasets beside the source checkout"
     cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(cache) / "mlneighbors"
+    return Path(cache) / "mlneighbors", "the per-user cache"
+
+
+def _checkout_datasets(module: Path = Path(__file__).resolve()) -> Path | None:
+    """``<root>/../shared/datasets`` when ``module`` lies in ``<root>/src/mlneighbors/datasets/``
+    of a checkout (``<root>/pyproject.toml``) and the folder holds a ``MANIFEST.md``."""
+    src, root = module.parents[2], module.parents[3]
+    if src.name != "src" or not (root / "pyproject.toml").is_file():
+        return None
+    shared = root.parent / "shared" / "datasets"
+    return shared if (shared / "MANIFEST.md").is_file() else None
+
+
+def _home(data_home: str | os.PathLike[str] | None) -> tuple[Path, str]:
+    """The data directory and its source, refused when it exists but is not a folder."""
+    home, source = _resolve_home(data_home)
+    if home.exists() and not home.is_dir():
+        raise NotADirectoryError(
+            f"{source} {home} is not a folder: expected the folder that holds the dataset "
+            "folders ('emotions/', 'yeast/', ...)"
+        )
+    return home, source
 
 
 def _sha256(path: Path) -> str:
@@ -124,7 +184,7 @@ def dataset_status(
 ) -> list[FileStatus]:
     """Presence and checksum of every file of ``name`` in the data directory."""
     spec = get_dataset_spec(name)
-    home = get_data_home(data_home)
+    home, _ = _home(data_home)
     return [_check_file(f, home, verify) for f in spec.files]
 
 
@@ -136,7 +196,8 @@ def _source_url(spec: FileSpec, mirror: str | None) -> str:
 
 
 def _download(spec: FileSpec, home: Path, mirror: str | None) -> Path:
-    """Download the raw form of ``spec`` into ``home``, verified, or leave nothing behind."""
+    """Download the raw form of ``spec`` into ``home``, verified, or leave nothing behind:
+    neither a file nor a folder this call created."""
     try:
         import pooch
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
@@ -145,8 +206,21 @@ def _download(spec: FileSpec, home: Path, mirror: str | None) -> Path:
         ) from exc
     pooch.get_logger().setLevel("WARNING")  # no per-file chatter on stderr
     target = home / spec.raw_path
+    created = [folder for folder in (target.parent, *target.parent.parents) if not folder.exists()]
     target.parent.mkdir(parents=True, exist_ok=True)
-    url = _source_url(spec, mirror)
+    try:
+        _retrieve(pooch, spec, target, _source_url(spec, mirror))
+    except BaseException:
+        for folder in created:  # deepest first; a folder something else filled stays
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+        raise
+    return target
+
+
+def _retrieve(pooch, spec: FileSpec, target: Path, url: str) -> None:  # noqa: ANN001
     # pooch writes into a temporary file of the same folder and moves it into place
     # only once its hash matched; we stage it in a private folder all the same, so
     # that no interrupted or rejected transfer can ever be mistaken for the file.
@@ -167,7 +241,6 @@ def _download(spec: FileSpec, home: Path, mirror: str | None) -> Path:
         except Exception as exc:
             raise OSError(f"could not download {url}: {exc}") from exc
         os.replace(fetched, target)
-    return target
 
 
 def fetch_dataset(
@@ -193,7 +266,7 @@ def fetch_dataset(
         The verified files.
     """
     spec = get_dataset_spec(name)
-    home = get_data_home(data_home)
+    home, _ = _home(data_home)
     paths = []
     for fspec in spec.files:
         status = _check_file(fspec, home)
@@ -215,8 +288,13 @@ def _mismatch_message(spec: FileSpec, path: Path) -> str:
 
 
 def _require(
-    spec: DatasetSpec, roles: tuple[str, ...], home: Path, download: bool, mirror: str | None
+    spec: DatasetSpec,
+    roles: tuple[str, ...],
+    located: tuple[Path, str],
+    download: bool,
+    mirror: str | None,
 ) -> dict[str, Path]:
+    home, source = located
     found: dict[str, Path] = {}
     for role in roles:
         fspec = spec.file(role)
@@ -225,19 +303,28 @@ def _require(
         status = _check_file(fspec, home)
         if status.path is None:
             if not download:
-                raise DatasetNotFoundError(
-                    f"dataset {spec.name!r}: {home / fspec.path} is missing (the uncompressed "
-                    f"{Path(fspec.raw_path).name} is accepted too). Put the file there, point "
-                    f"${DATA_ENV} or data_home= at a folder holding '{spec.folder}/', or pass "
-                    f"download=True (or run 'mlneighbors fetch {spec.name}') to download it "
-                    f"from {fspec.url}"
-                )
+                raise _not_found(spec, fspec, home, source)
             found[role] = _download(fspec, home, mirror)
         elif not status.verified:
             raise ChecksumError(_mismatch_message(fspec, status.path))
         else:
             found[role] = status.path
     return found
+
+
+def _not_found(spec: DatasetSpec, fspec: FileSpec, home: Path, source: str) -> DatasetNotFoundError:
+    path = home / fspec.path
+    also = f"; the uncompressed {Path(fspec.raw_path).name} would do" if fspec.compressed else ""
+    absent = ", which does not exist" if not home.exists() else ""
+    return DatasetNotFoundError(
+        f"dataset {spec.name!r}: {path} is missing (data directory from {source}{absent}{also}).",
+        dataset=spec.name,
+        path=str(path),
+        hint=(
+            f"Put the file there, point ${DATA_ENV} or data_home= at a folder holding "
+            f"'{spec.folder}/', or pass download=True to download it from {fspec.url}."
+        ),
+    )
 
 
 def _roles_for(spec: DatasetSpec, split: str) -> tuple[str, ...]:
@@ -267,7 +354,8 @@ def load_dataset(
     split : {"all", "train", "test"}, default="all"
         "train" and "test" exist only where the dataset ships a standard split.
     data_home : path, default=None
-        The data directory; default ``$MLNEIGHBORS_DATA``, else a per-user cache.
+        The data directory; by default ``$MLNEIGHBORS_DATA``, else ``../shared/datasets``
+        beside a source checkout, else a per-user cache (see :func:`get_data_home`).
     download : bool, default=False
         Download missing files (verified by sha256) instead of raising.
     mirror : str, default=None
@@ -284,7 +372,10 @@ def load_dataset(
     ValueError
         Unknown name or split, or a split the dataset does not ship.
     DatasetNotFoundError
-        A file is missing and ``download`` is False.
+        A file is missing and ``download`` is False; ``dataset`` names the dataset and
+        ``hint`` says ``download=True`` (a front end may swap it, see ``with_hint``).
+    NotADirectoryError
+        The data directory exists but is a file.
     ChecksumError
         A file does not match its registered sha256.
     """
@@ -297,8 +388,8 @@ def load_dataset(
             "not exist: load split='all' and use cross-validation "
             "(mlneighbors.model_selection.MultilabelStratifiedKFold)"
         )
-    home = get_data_home(data_home)
-    files = _require(spec, _roles_for(spec, split), home, download, mirror)
+    home, source = _home(data_home)
+    files = _require(spec, _roles_for(spec, split), (home, source), download, mirror)
     data = _read(spec, split, files)
     data.name = spec.name
     data.split = split
@@ -307,7 +398,8 @@ def load_dataset(
 
 
 def _read(spec: DatasetSpec, split: str, files: dict[str, Path]) -> Dataset:
-    from ._formats import load_mat, load_meka, load_mulan, read_mulan_xml
+    from ._formats import load_meka, load_mulan, read_mulan_xml
+    from ._mat import load_mat
 
     if spec.format == "mat":
         return load_mat(files["mat"])["all"]

@@ -1,0 +1,228 @@
+"""CSV (and TSV) files through pandas: a header line, the label columns named by the caller."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from mlneighbors.datasets._arff import utf8_problem
+from mlneighbors.datasets._dataset import Dataset, DatasetError, label_problem, shown_names
+
+__all__ = ["load_csv"]
+
+PathLike = str | os.PathLike[str]
+
+_RANGE_RE = re.compile(r"\s*(-?\d+)?\s*:\s*(-?\d+)?\s*")
+_FIELDS_RE = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+_OPTION = "label_columns (--label-columns)"
+
+
+def load_csv(
+    path: PathLike, label_columns: str | Sequence[str], *, sep: str | None = None
+) -> Dataset:
+    """Load a CSV file whose first line names the columns; some columns are the labels.
+
+    Needs pandas (the ``pandas`` extra).
+
+    Parameters
+    ----------
+    path : str or path-like
+        ``.csv`` or ``.tsv``, optionally gzip-compressed (``.gz``). Line 1 is the
+        header; each following line is one instance.
+    label_columns : str or sequence of str
+        The label columns: names (``"a,b,c"`` or ``["a", "b", "c"]``), or a
+        0-based range of positions written as a Python slice (``"5:10"``,
+        ``"-3:"`` for the last three, ``":2"`` for the first two). Every other
+        column is a feature.
+    sep : str, default=None
+        The field separator; by default a tab for ``.tsv`` files, else a comma.
+
+    Returns
+    -------
+    Dataset
+        X dense float64 (an empty cell is NaN, said in ``notes``), Y int8 0/1
+        (``True``/``False`` are accepted), names from the header. Y's columns
+        come in the order ``label_columns`` gives them. Rows that are
+        entirely empty are skipped; a first column without a name that holds
+        0, 1, ..., n-1 is the index pandas' ``to_csv`` writes, and is dropped.
+
+    Raises
+    ------
+    DatasetError
+        An empty file, a line with the wrong number of fields, bytes that are
+        not UTF-8, a repeated column name, a ``label_columns`` that names no
+        column or selects none, a feature that is not a number, or a label that
+        is not 0/1 (a label coded -1/+1 gets how to recode it); the message
+        names the file and, for a value, its line.
+    ImportError
+        pandas is not installed.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "tiny.csv"
+    >>> _ = path.write_text("x1,x2,sport,music\\n0.5,1,1,0\\n2,0,0,1\\n")
+    >>> data = load_csv(path, "-2:")
+    >>> data.label_names, data.Y.tolist(), data.X.tolist()
+    (['sport', 'music'], [[1, 0], [0, 1]], [[0.5, 1.0], [2.0, 0.0]])
+    """
+    pd = _pandas()
+    name = os.fspath(path)
+    if sep is None:
+        sep = "\t" if name.lower().removesuffix(".gz").endswith(".tsv") else ","
+    frame = _read_frame(pd, path, sep)
+    notes: list[str] = []
+    frame, lines = _drop_empty_rows(frame, notes)
+    frame = _drop_written_index(frame, notes)
+    header = [str(column) for column in frame.columns]
+    labels = _label_positions(label_columns, header, name)
+    features = [j for j in range(len(header)) if j not in set(labels)]
+    X = np.column_stack(
+        [_numbers(pd, frame.iloc[:, j], lines, name, "feature column") for j in features]
+    ).reshape(len(frame), len(features))
+    Y = np.column_stack(
+        [_numbers(pd, frame.iloc[:, j], lines, name, "label") for j in labels]
+    ).reshape(len(frame), len(labels))
+    for i, j in enumerate(labels):
+        problem = label_problem(Y[:, i], lines)
+        if problem:
+            raise DatasetError(f"{name}: label {header[j]!r} {problem}")
+    n_missing = int(np.isnan(X).sum())
+    if n_missing:
+        notes.append(f"{n_missing} empty feature value(s) are NaN in X")
+    return Dataset(
+        X=np.ascontiguousarray(X, dtype=np.float64),
+        Y=Y.astype(np.int8),
+        feature_names=[header[j] for j in features],
+        label_names=[header[j] for j in labels],
+        notes=notes,
+    )
+
+
+def _pandas() -> Any:
+    try:
+        import pandas
+    except ImportError as exc:
+        raise ImportError("reading CSV files needs pandas: pip install 'mlneighbors[pandas]'") from exc
+    return pandas
+
+
+def _read_frame(pd: Any, path: PathLike, sep: str) -> Any:
+    """The table, every failure of pandas' reader said as one line naming the file."""
+    try:
+        header = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str).iloc[0].tolist()
+        frame = pd.read_csv(path, sep=sep, skip_blank_lines=False)
+    except (FileNotFoundError, IsADirectoryError, PermissionError):
+        raise
+    except UnicodeDecodeError as exc:
+        raise DatasetError(_not_utf8(path, exc)) from None
+    except pd.errors.EmptyDataError:
+        raise DatasetError(f"{path}: the file is empty; expected a header line naming the columns") from None
+    except pd.errors.ParserError as exc:
+        fields = _FIELDS_RE.search(str(exc))
+        if fields is None:
+            raise DatasetError(f"{path}: not readable as CSV ({exc})") from None
+        expected, line, found = fields.groups()
+        raise DatasetError(
+            f"{path}, line {line}: expected {expected} fields, as the header has, found {found}"
+        ) from None
+    except (ValueError, OSError, EOFError) as exc:  # a damaged compressed file, ...
+        raise DatasetError(f"{path}: not readable as CSV ({type(exc).__name__}: {exc})") from exc
+    repeated = sorted({str(c) for c in header if header.count(c) > 1})
+    if repeated:
+        raise DatasetError(f"{path}, line 1: column names appear twice: {shown_names(repeated)}")
+    return frame
+
+
+def _not_utf8(path: PathLike, exc: UnicodeDecodeError) -> str:
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as located:
+        line, problem = utf8_problem(raw, located)
+        return f"{path}, line {line}: {problem}"
+    return f"{path}: {exc}"
+
+
+def _drop_empty_rows(frame: Any, notes: list[str]) -> tuple[Any, np.ndarray]:
+    """The rows holding something, and the line of each (row i of the file is line i + 2)."""
+    empty = frame.isna().all(axis=1).to_numpy()
+    lines = np.flatnonzero(~empty) + 2
+    if empty.any():
+        notes.append(f"skipped {int(empty.sum())} empty line(s)")
+        frame = frame[~empty]
+    return frame, lines
+
+
+def _drop_written_index(frame: Any, notes: list[str]) -> Any:
+    if frame.shape[1] < 2 or not str(frame.columns[0]).startswith("Unnamed: 0"):
+        return frame
+    first = frame.iloc[:, 0].to_numpy()
+    if first.dtype.kind in "iuf" and np.array_equal(first, np.arange(len(frame))):
+        notes.append(
+            "dropped the first column: it has no name and holds 0, 1, ..., n-1 (the index "
+            "pandas' to_csv writes)"
+        )
+        return frame.iloc[:, 1:]
+    return frame
+
+
+def _label_positions(spec: str | Sequence[str], header: list[str], origin: str) -> list[int]:
+    """The 0-based positions of the label columns ``spec`` names or selects."""
+    if isinstance(spec, str):
+        selected = _RANGE_RE.fullmatch(spec)
+        if selected is not None:
+            start, stop = (None if g is None else int(g) for g in selected.groups())
+            positions = list(range(len(header)))[start:stop]
+            if not positions:
+                raise DatasetError(
+                    f"{origin}: {_OPTION} {spec!r} selects none of the {len(header)} columns"
+                )
+            return _leave_features(positions, header, origin)
+        names = [part.strip() for part in spec.split(",")]
+    else:
+        names = [str(part) for part in spec]
+    where = {name: j for j, name in enumerate(header)}
+    for name in names:
+        if name not in where:
+            raise DatasetError(
+                f"{origin}: {_OPTION} names {name!r}, which is not a column; columns are: "
+                f"{shown_names(header, 20)}"
+            )
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise DatasetError(f"{origin}: {_OPTION} names {shown_names(repeated)} twice")
+    return _leave_features([where[name] for name in names], header, origin)
+
+
+def _leave_features(positions: list[int], header: list[str], origin: str) -> list[int]:
+    if len(positions) == len(header):
+        raise DatasetError(
+            f"{origin}: {_OPTION} takes all {len(header)} columns as labels; at least one must "
+            "be a feature"
+        )
+    return positions
+
+
+def _numbers(pd: Any, column: Any, lines: np.ndarray, origin: str, what: str) -> np.ndarray:
+    """A column as floats; the first value that is not a number is refused with its line."""
+    if column.dtype.kind in "biuf":
+        return column.to_numpy(dtype=np.float64)
+    converted = pd.to_numeric(column, errors="coerce")
+    bad = np.flatnonzero((converted.isna() & column.notna()).to_numpy())
+    if bad.size:
+        row = int(bad[0])
+        expected = "numbers: drop the column or encode it" if what != "label" else "0 or 1"
+        raise DatasetError(
+            f"{origin}: {what} {str(column.name)!r} holds {column.iloc[row]!r} at line "
+            f"{int(lines[row])}; expected {expected}"
+        )
+    return converted.to_numpy(dtype=np.float64)
