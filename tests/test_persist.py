@@ -44,6 +44,17 @@ def test_save_and_load_predict_identically(model, data, tmp_path):
         np.testing.assert_array_equal(loaded.predict_proba(Q), model.predict_proba(Q))
 
 
+@pytest.mark.parametrize("model", [MLkNN(3), BKNN(2), HybridKNN(3, backend="exact")], ids=repr)
+def test_a_model_of_sparse_rows_saves_too(model, data, tmp_path):
+    import scipy.sparse as sp
+
+    X, Y, Q = data
+    X, Q = sp.csr_matrix(np.where(X > 0.3, X, 0)), sp.csr_matrix(np.where(Q > 0.3, Q, 0))
+    model = model.fit(X, Y)
+    mlneighbors.save(model, tmp_path / "m.skops")
+    np.testing.assert_array_equal(mlneighbors.load(tmp_path / "m.skops").predict_proba(Q), model.predict_proba(Q))
+
+
 @pytest.mark.parametrize("model", MODELS[:2] + MODELS[5:6], ids=repr)
 def test_pickle_and_joblib_keep_working(model, data, tmp_path):
     X, Y, Q = data

@@ -1,9 +1,10 @@
 """Saving and loading fitted models with skops: files that cannot run code.
 
 A skops file holds the objects' state as data; loading builds only the types it is told
-to trust.  :data:`TRUSTED_TYPES` lists exactly the package's own estimators; the numpy,
-scipy and scikit-learn types they hold (arrays, sparse matrices, KMeans, a Pipeline, a
-scaler) are trusted by skops itself.  A file holding any other type fails with skops'
+to trust.  :data:`TRUSTED_TYPES` lists exactly the package's own estimators and the one
+type they hold that skops does not trust by itself (scipy's CSR matrix of sparse training
+rows); the numpy and scikit-learn types they hold (arrays, KMeans, a Pipeline, a scaler)
+skops trusts itself.  A file holding any other type fails with skops'
 ``UntrustedTypesFoundException``, which names the types: nothing is built or run.
 
 Fitted models hold plain arrays only (no neighbour index: it is rebuilt from the training
@@ -29,8 +30,22 @@ from typing import Any
 
 __all__ = ["TRUSTED_TYPES", "load", "save"]
 
-#: The package's own types a saved model may hold: pass them to ``skops.io.load(trusted=...)``.
-TRUSTED_TYPES: list[str] = [
+def _qualified(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _held_types() -> list[str]:
+    """The library types a fitted model holds that skops does not trust by itself: the
+    training rows of sparse data (a CSR matrix)."""
+    import scipy.sparse as sp
+
+    return [_qualified(sp.csr_matrix)]
+
+
+#: The types a saved model may hold that skops does not trust by itself: the package's own
+#: estimators and the CSR matrix of sparse training rows.  Pass them to
+#: ``skops.io.load(trusted=...)``.
+TRUSTED_TYPES: list[str] = _held_types() + [
     "mlneighbors.bknn.BKNN",
     "mlneighbors.blda.BLDA",
     "mlneighbors.brknn.BRkNN",

@@ -280,7 +280,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     check_writable(check_out)
     args.outputs = Outputs(args.out)
     model = _load_model(args.model_file)
-    data = read_file(args.data, args, "predict")
+    data = read_file(args.data, args, "predict", features_only=True)
     X = data.X
     n_features = getattr(model, "n_features_in_", X.shape[1])
     if X.shape[1] != n_features:

@@ -12,6 +12,7 @@ rescale; the command line does, because that is what a user of these methods nee
 from __future__ import annotations
 
 import argparse
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +35,8 @@ def add_data_args(p: argparse.ArgumentParser, *, test: bool = True, data_help: s
     group.add_argument("--labels-first", type=int, metavar="N", help="the first N attributes/columns are the labels")
     group.add_argument("--labels-last", type=int, metavar="N", help="the last N attributes/columns are the labels")
     group.add_argument("--label-columns", metavar="SPEC",
-                       help="CSV: the label columns by name ('a,b,c') or a 0-based range ('5:10', '-3:')")
+                       help="CSV: the label columns by name ('a,b,c') or a 0-based range ('5:10'; "
+                            "write --label-columns=-3: for the last three)")
     group.add_argument("--input-format", choices=("arff", "libsvm", "mat", "csv"),
                        help="the file's format, whatever its extension says")
     p.add_argument("--data-home", metavar="DIR", help="data directory of the registered datasets")
@@ -67,12 +69,21 @@ def _file_options(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def read_file(path: str, args: argparse.Namespace, cmd: str) -> Any:
-    """One data file with the command's file options; one clear line on any problem."""
+def read_file(path: str, args: argparse.Namespace, cmd: str, *, features_only: bool = False) -> Any:
+    """One data file with the command's file options; one clear line on any problem.
+
+    ``features_only``: rows to predict; a CSV without label options is all features.
+    """
     from ..datasets import load_file
 
+    options = _file_options(args)
+    is_csv = (args.input_format or os.path.basename(path).lower().removesuffix(".gz").rsplit(".", 1)[-1]) in (
+        "csv", "tsv")
+    if features_only and is_csv and not any(options[k] is not None for k in ("labels_first", "labels_last",
+                                                                              "label_columns")):
+        options["label_columns"] = []
     try:
-        return load_file(path, **_file_options(args))
+        return load_file(path, **options)
     except (ValueError, OSError, ImportError) as exc:
         raise CLIError(f"mlneighbors {cmd}: {' '.join(str(exc).split())}") from None
 

@@ -38,7 +38,7 @@ def load_csv(
         The label columns: names (``"a,b,c"`` or ``["a", "b", "c"]``), or a
         0-based range of positions written as a Python slice (``"5:10"``,
         ``"-3:"`` for the last three, ``":2"`` for the first two). Every other
-        column is a feature.
+        column is a feature.  An empty sequence: no labels (rows to predict).
     sep : str, default=None
         The field separator; by default a tab for ``.tsv`` files, else a comma.
 
@@ -86,7 +86,7 @@ def load_csv(
         [_numbers(pd, frame.iloc[:, j], lines, name, "feature column") for j in features]
     ).reshape(len(frame), len(features))
     Y = np.column_stack(
-        [_numbers(pd, frame.iloc[:, j], lines, name, "label") for j in labels]
+        [_numbers(pd, frame.iloc[:, j], lines, name, "label") for j in labels] or [np.empty((len(frame), 0))]
     ).reshape(len(frame), len(labels))
     for i, j in enumerate(labels):
         problem = label_problem(Y[:, i], lines)
@@ -176,7 +176,10 @@ def _drop_written_index(frame: Any, notes: list[str]) -> Any:
 
 
 def _label_positions(spec: str | Sequence[str], header: list[str], origin: str) -> list[int]:
-    """The 0-based positions of the label columns ``spec`` names or selects."""
+    """The 0-based positions of the label columns ``spec`` names or selects (an empty
+    sequence: no labels, every column a feature)."""
+    if not isinstance(spec, str) and len(spec) == 0:
+        return []
     if isinstance(spec, str):
         selected = _RANGE_RE.fullmatch(spec)
         if selected is not None:

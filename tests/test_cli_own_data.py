@@ -1,0 +1,207 @@
+"""A user's own files through the command line: evaluate by path, fit, predict, every format.
+
+The files are written by the tests (a few dozen rows of one small learnable problem) in
+every format the readers take; the same rows in every format must give the same answer.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import numpy as np
+import pytest
+import scipy.io
+
+import mlneighbors
+from mlneighbors.cli import main
+
+LABELS = ["sport", "music", "news"]
+
+
+@pytest.fixture(scope="module")
+def problem():
+    rng = np.random.default_rng(11)
+    X = np.round(rng.normal(size=(48, 5)), 3)
+    Y = (X[:, :3] + rng.normal(scale=0.6, size=(48, 3)) > 0).astype(int)
+    return X, Y
+
+
+def _arff(path, X, Y, *, first=False, relation="own", names=True):
+    feats = [f"@attribute x{j} numeric" for j in range(X.shape[1])]
+    labs = [f"@attribute {n} {{0,1}}" for n in LABELS]
+    attrs = labs + feats if first else feats + labs
+    rows = [np.concatenate([y, x]) if first else np.concatenate([x, y]) for x, y in zip(X, Y)]
+    body = "\n".join(",".join(f"{v:g}" for v in row) for row in rows)
+    path.write_text(f"@relation '{relation}'\n" + "\n".join(attrs) + "\n@data\n" + body + "\n")
+    return path
+
+
+def _xml(path):
+    path.write_text('<?xml version="1.0" encoding="utf-8"?>\n<labels xmlns="http://mulan.sourceforge.net/labels">\n'
+                    + "".join(f'<label name="{n}"></label>\n' for n in LABELS) + "</labels>\n")
+    return path
+
+
+def _csv(path, X, Y, labels=True):
+    header = [f"x{j}" for j in range(X.shape[1])] + (LABELS if labels else [])
+    lines = [",".join(header)] + [
+        ",".join([f"{v:g}" for v in x] + ([str(v) for v in y] if labels else [])) for x, y in zip(X, Y)
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _svm(path, X, Y):
+    lines = []
+    for x, y in zip(X, Y):
+        labels = ",".join(str(j) for j in np.flatnonzero(y))
+        feats = " ".join(f"{j + 1}:{v:g}" for j, v in enumerate(x) if v != 0)
+        lines.append(f"{labels} {feats}".strip())
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def files(problem, tmp_path_factory):
+    """DATA argument -> (file options) for the same rows in every format."""
+    X, Y = problem
+    d = tmp_path_factory.mktemp("own")
+    _xml(d / "mulan.xml")
+    scipy.io.savemat(d / "data.mat", {"data": X, "target": Y.T})
+    return {
+        "mulan": [str(_arff(d / "mulan.arff", X, Y))],  # the XML beside it names the labels
+        "meka": [str(_arff(d / "meka.arff", X, Y, first=True, relation="own: -C 3"))],
+        "arff-first": [str(_arff(d / "first.arff", X, Y, first=True)), "--labels-first", "3"],
+        "arff-last": [str(_arff(d / "last.arff", X, Y)), "--labels-last", "3"],
+        "arff-xml": [str(_arff(d / "named.arff", X, Y)), "--xml", str(d / "mulan.xml")],
+        "csv-names": [str(_csv(d / "data.csv", X, Y)), "--label-columns", "sport,music,news"],
+        "csv-range": [str(d / "data.csv"), "--label-columns=-3:"],  # '=': a value starting with '-' 
+        "libsvm": [str(_svm(d / "data.svm", X, Y))],
+        "mat": [str(d / "data.mat")],
+    }
+
+
+def _json(capsys):
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("fmt", ["mulan", "meka", "arff-first", "arff-last", "arff-xml", "csv-names", "csv-range",
+                                 "libsvm", "mat"])
+def test_evaluate_a_file_by_path_in_every_format(fmt, files, problem, capsys):
+    from mlneighbors import MLkNN
+    from mlneighbors.model_selection import evaluate_models
+
+    X, Y = problem
+    argv = ["evaluate", *files[fmt], "--model", "mlknn", "--k", "3", "--cv", "2", "--format", "json",
+            "--metrics", "hamming_loss,average_precision"]
+    assert main(argv) == 0
+    doc = _json(capsys)
+    assert doc["protocol"].startswith("2-fold stratified CV (seed 0, 48 instances)")
+    assert doc["scale"] == ("none" if fmt == "libsvm" else "minmax")  # libsvm rows are sparse: not scaled
+    got = {r["metric"]: r["value"] for r in doc["results"] if r["metric"] != "fit_predict_seconds"}
+    want = evaluate_models({"m": MLkNN(3)}, X, Y, cv=2, random_state=0, scale=doc["scale"],
+                           metrics=["hamming_loss", "average_precision"])["m"].mean
+    assert got == pytest.approx(want)  # the same rows in every format: the same figures
+
+
+def test_evaluate_with_a_test_file(files, problem, tmp_path, capsys):
+    X, Y = problem
+    test = _arff(tmp_path / "mulan-test.arff", X[:10] + 0.01, Y[:10])
+    _xml(tmp_path / "mulan.xml")
+    assert main(["evaluate", files["mulan"][0], "--test", str(test), "--model", "brknn-a", "--k", "3",
+                 "--format", "csv", "--metrics", "hamming_loss"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert rows[0]["protocol"] == "train/test files (48 train / 10 test)"
+    assert main(["evaluate", files["mulan"][0], "--test", str(test), "--cv", "3", "--model", "mlknn"]) == 2
+    assert "exclude each other" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("scores", [False, True])
+def test_fit_then_predict_gives_what_the_library_gives(files, problem, tmp_path, capsys, scores):
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import MinMaxScaler
+
+    from mlneighbors import MLkNN
+
+    X, Y = problem
+    model_file = tmp_path / "model.skops"
+    assert main(["fit", "mlknn", *files["csv-names"], "--out", str(model_file), "--k", "4"]) == 0
+    assert f"wrote {model_file}: mlknn fitted on" in capsys.readouterr().out
+    new = _csv(tmp_path / "new.csv", X[::-1][:12] * 1.1, Y[:12], labels=False)  # features only
+    out = tmp_path / "predictions.csv"
+    assert main(["predict", str(model_file), str(new), "--out", str(out)] + (["--scores"] if scores else [])) == 0
+    rows = list(csv.reader(out.open()))
+    want_model = Pipeline([("scale", MinMaxScaler()), ("model", MLkNN(4))]).fit(X, Y)
+    Q = X[::-1][:12] * 1.1
+    header = LABELS + ([f"score:{n}" for n in LABELS] if scores else [])
+    assert rows[0] == header and len(rows) == 13  # the input's rows, in order
+    got = np.array(rows[1:], dtype=float)
+    np.testing.assert_array_equal(got[:, :3], want_model.predict(Q))
+    if scores:
+        np.testing.assert_allclose(got[:, 3:], want_model.predict_proba(Q), rtol=1e-5)
+    # the saved file: one Pipeline, loadable by mlneighbors.load and by plain skops
+    sio = pytest.importorskip("skops.io")
+    for loaded in (mlneighbors.load(model_file), sio.load(model_file, trusted=mlneighbors.TRUSTED_TYPES)):
+        assert loaded.label_names_ == LABELS
+        np.testing.assert_array_equal(loaded.predict(Q), want_model.predict(Q))
+
+
+def test_predict_the_top_k_and_a_mulan_arff(files, problem, tmp_path, capsys):
+    X, _ = problem
+    model_file = tmp_path / "m.skops"
+    assert main(["fit", "bknn", *files["mulan"], "--out", str(model_file), "--k", "3", "--quiet"]) == 0
+    out = tmp_path / "top.csv"
+    assert main(["predict", str(model_file), *files["mulan"], "--out", str(out), "--top-k", "2"]) == 0
+    rows = list(csv.reader(out.open()))
+    assert rows[0] == ["label_1", "score_1", "label_2", "score_2"] and len(rows) == 49
+    assert all(r[0] in LABELS and float(r[1]) >= float(r[3]) for r in rows[1:])
+    arff_out = tmp_path / "predicted.arff"
+    assert main(["predict", str(model_file), *files["mulan"], "--out", str(arff_out), "--quiet"]) == 0
+    back = mlneighbors.datasets.load_file(arff_out)  # Mulan form: the XML written beside it
+    assert back.label_names == LABELS and back.n_samples == 48
+    np.testing.assert_allclose(back.X, X)
+    np.testing.assert_array_equal(back.Y, mlneighbors.load(model_file).predict(X))
+
+
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["evaluate", "nowhere/data.arff", "--model", "mlknn"], "nowhere/data.arff"),
+        (["evaluate", "{csv}", "--model", "mlknn"], "label_columns"),
+        (["evaluate", "{csv}", "--label-columns", "tag9", "--model", "mlknn"], "'tag9', which is not a column"),
+        (["predict", "missing.skops", "{csv}", "--out", "p.csv"], "no model file 'missing.skops'"),
+        (["fit", "mlknx", "{csv}", "--label-columns=-3:", "--out", "m.skops"], "unknown model 'mlknx'"),
+    ],
+)
+def test_bad_files_and_options_are_one_line(argv, needle, files, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    argv = [a.replace("{csv}", files["csv-names"][0]) for a in argv]
+    assert main(argv) in (1, 2)
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and needle in err, err
+    assert not list(tmp_path.glob("*.csv")) and not list(tmp_path.glob("*.skops"))
+
+
+def test_predict_refuses_rows_with_other_features(files, problem, tmp_path, capsys):
+    X, Y = problem
+    model_file = tmp_path / "m.skops"
+    assert main(["fit", "mlknn", *files["libsvm"], "--out", str(model_file), "--quiet"]) == 0
+    other = _csv(tmp_path / "other.csv", X[:, :4], Y, labels=False)
+    assert main(["predict", str(model_file), str(other), "--out", str(tmp_path / "p.csv")]) == 2
+    assert "has 4 features; the model was fitted on 5" in capsys.readouterr().err
+
+
+def test_the_readme_commands_on_a_real_mulan_dataset_given_by_path(shared_data, tmp_path, capsys):
+    train, test = shared_data / "emotions" / "emotions-train.arff", shared_data / "emotions" / "emotions-test.arff"
+    assert main(["evaluate", str(train), "--test", str(test), "--model", "mlknn", "--metrics",
+                 "hamming_loss,average_precision"]) == 0
+    out = capsys.readouterr().out
+    assert "train/test files (391 train / 202 test)" in out
+    model_file = tmp_path / "emotions.skops"
+    assert main(["fit", "mlknn", str(train), "--out", str(model_file), "--quiet"]) == 0
+    predictions = tmp_path / "predictions.csv"
+    assert main(["predict", str(model_file), str(test), "--out", str(predictions), "--scores", "--quiet"]) == 0
+    rows = list(csv.reader(predictions.open()))
+    assert len(rows) == 203 and rows[0][:2] == ["amazed-suprised", "happy-pleased"]
