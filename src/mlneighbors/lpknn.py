@@ -26,6 +26,9 @@ class LPkNN(KNeighborsMultilabelBase):
         ``k``, at least 1; clipped to ``n_samples`` with a ``NeighborsWarning`` when the
         training set is smaller.
     metric : {"euclidean", "cosine"}, default="euclidean"
+        Prefer "cosine" for sparse text (bag of words, tf-idf): Euclidean distances between
+        word-count rows mostly measure document length (ML-kNN's average precision on
+        bibtex: 0.345 Euclidean, 0.510 cosine).  Features are never rescaled.
     backend : str or index object, default="exact"
     backend_params : dict, default=None
     n_jobs : int, default=None

