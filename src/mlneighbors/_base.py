@@ -23,10 +23,16 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._counts import membership_counts, row_blocks
+from ._counts import count_matrix, row_blocks
 from .exceptions import LabelWarning, NeighborsWarning
 
-__all__ = ["KNeighborsMultilabelBase", "VersionedState", "target_classes", "validate_training_data"]
+__all__ = [
+    "CountTableModel",
+    "KNeighborsMultilabelBase",
+    "VersionedState",
+    "target_classes",
+    "validate_training_data",
+]
 
 
 class VersionedState:
@@ -146,7 +152,7 @@ class KNeighborsMultilabelBase(VersionedState, MultiOutputMixin, ClassifierMixin
             self._y_dtype = np.dtype(y_dtype).str  # a string: saved models hold no dtype objects
         self.classes_ = target_classes(classes, y_dtype, Y.shape[1])
         self.n_labels_ = Y.shape[1]
-        empty = Y.sum(axis=0) == 0
+        empty = np.asarray(Y.sum(axis=0)).ravel() == 0
         if empty.any():
             warnings.warn(
                 f"{int(empty.sum())} label(s) have no positive training example "
@@ -251,13 +257,22 @@ class KNeighborsMultilabelBase(VersionedState, MultiOutputMixin, ClassifierMixin
         dist, idx = self._query(None if X is None else self._validate_queries(X), k)
         return (dist, idx) if return_distance else idx
 
-    def _loo_counts(self) -> tuple[np.ndarray, np.ndarray]:
+    def _loo_counts(self) -> tuple[np.ndarray, Any]:
         """Leave-one-out neighbours of the training rows and their membership counts.
 
-        Returns ``(neighbors, C)``: ``neighbors`` (n, k) row numbers, ``C`` (n, L) int32.
+        Returns ``(neighbors, C)``: ``neighbors`` (n, k) row numbers, ``C`` (n, L) int32,
+        CSR when the labels are sparse.
         """
         _, neighbors = self._query(None, self.n_neighbors_)
-        return neighbors, membership_counts(neighbors, self._Y)
+        return neighbors, count_matrix(neighbors, self._Y)
+
+    def _dense_labels(self, what: str, cells: int, itemsize: int = 8) -> np.ndarray:
+        """The labels as a dense (n, L) array for a model whose rule needs one, after checking
+        that its largest array (``cells`` entries of ``itemsize`` bytes) fits in memory."""
+        from ._config import check_fits
+
+        check_fits(cells * itemsize, f"{type(self).__name__}'s {what}")
+        return self._Y.toarray() if sp.issparse(self._Y) else self._Y
 
     # -- predict -----------------------------------------------------------------------
 
@@ -294,12 +309,161 @@ class KNeighborsMultilabelBase(VersionedState, MultiOutputMixin, ClassifierMixin
         uniform = np.full_like(scores, 1.0 / scores.shape[1])
         return np.divide(scores, total, out=uniform, where=total > 0)
 
+    def predict_top_k(self, X: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The ``k`` labels of highest ``predict_proba`` score of every query, best first.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_queries, n_features)
+        k : int
+            ``1 <= k <= n_labels``.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_queries, k)
+        labels : ndarray of shape (n_queries, k)
+            Label indices; equal scores ranked by the lower label index (the order of
+            sorting each ``predict_proba`` row that way).
+
+        Notes
+        -----
+        This model's scores depend on every label of a query, so they are computed a block
+        of queries at a time (the block sized from the working memory) and only the top
+        ``k`` are kept; the count models (ML-kNN, LAML-kNN, BRkNN, LPkNN) rank without the
+        score rows at all.
+        """
+        check_is_fitted(self, "_fit_X")
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, Integral) or not 1 <= k <= self.n_labels_:
+            raise ValueError(f"k must be an integer in [1, {self.n_labels_}] (the number of labels), got {k!r}")
+        X = self._validate_queries(X)
+        n = X.shape[0]
+        scores = np.empty((n, k))
+        labels = np.empty((n, k), dtype=np.intp)
+        for rows in row_blocks(n, self.n_labels_ * 4):
+            block = self.predict_proba(X[rows])
+            order = np.argsort(-block, axis=1, kind="stable")[:, :k]
+            labels[rows] = order
+            scores[rows] = np.take_along_axis(block, order, axis=1)
+        return scores, labels
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         tags.target_tags.multi_output = True
         tags.classifier_tags.multi_label = True
         return tags
+
+
+class CountTableModel(KNeighborsMultilabelBase):
+    """A model whose score and decision for a (query, label) depend only on how many of the
+    query's neighbours carry the label (and on the query's group: LAML-kNN's cluster).
+
+    ``_fit_labels`` sets the tables with :meth:`_set_tables` (shape (n_groups, n_labels,
+    k + 1)); a query's cell is then a look-up at its count.  The counts of a block of
+    queries are a sparse product when Y is sparse, so the label side costs O(n k c + L k)
+    (c: labels per row) and never forms an (n, n_labels) array unless the output asks for
+    one (``predict_proba``).  :meth:`predict_top_k` ranks without the full score rows, and
+    ``predict(X, sparse_output=True)`` returns CSR.  Rules over a whole row (BRkNN-a's
+    fallback, BRkNN-b's top m, LPkNN's label set) override :meth:`_row_rule`.
+    """
+
+    def _set_tables(self, scores: np.ndarray, decisions: np.ndarray) -> None:
+        self._score_table = scores
+        self._decision_table = decisions
+        self._zero_order = None
+
+    def _groups(self, X: Any) -> np.ndarray | None:
+        """The table group of each query (None: group 0 for all)."""
+        return None
+
+    def _row_rule(self, C: Any, decisions: Any, neighbors: np.ndarray, sparse_output: bool) -> Any:
+        """Decisions of rules over a whole row; the tables' decisions by default."""
+        return decisions
+
+    def _score_block(self, neighbors: np.ndarray, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        from ._counts import table_lookup
+
+        C = count_matrix(neighbors, self._Y)
+        scores, decisions = table_lookup(self._score_table, self._decision_table, C, self._groups(X))
+        return scores, self._row_rule(C, decisions, neighbors, False)
+
+    def _count_blocks(self, X: Any, k_extra: int = 0):
+        """Validated queries in blocks sized for their sparse counts: (rows, neighbours, C)."""
+        X = self._validate_queries(X)
+        k = self.n_neighbors_
+        _, neighbors = self._query(X, k)
+        n = X.shape[0]
+        per_label = float(np.asarray(self._Y.sum()).item()) / max(1, self._Y.shape[0])
+        row_cells = k * (per_label + 1) + k_extra
+        for rows in row_blocks(n, int(row_cells) + 1):
+            yield rows, X, neighbors[rows], count_matrix(neighbors[rows], self._Y)
+
+    def predict(self, X: Any, *, sparse_output: bool = False) -> Any:
+        """Predicted label indicator (n, n_labels); a CSR matrix with ``sparse_output=True``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_queries, n_features)
+        sparse_output : bool, default=False
+            Return a CSR 0/1 matrix, computed from the sparse counts without forming the
+            (n_queries, n_labels) array (for many labels and a sparse Y).
+        """
+        if not sparse_output:
+            return super().predict(X)
+        if not self._multilabel:
+            raise ValueError("sparse_output=True needs a multi-label target (a 2-D indicator)")
+        import scipy.sparse as sp
+
+        from ._counts import table_decisions
+
+        parts = []
+        for rows, Xv, neighbors, C in self._count_blocks(X):
+            C = C if sp.issparse(C) else sp.csr_matrix(C)
+            decisions = table_decisions(self._decision_table, C, self._groups(Xv[rows]))
+            parts.append(self._row_rule(C, decisions, neighbors, True))
+        out = sp.vstack(parts, format="csr") if parts else sp.csr_matrix((0, self.n_labels_), dtype=np.int8)
+        return out.astype(self._y_dtype)
+
+    def predict_top_k(self, X: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The ``k`` labels of highest score of every query, without the full score rows.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_queries, n_features)
+        k : int
+            ``1 <= k <= n_labels``.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_queries, k)
+            The labels' ``predict_proba`` scores, best first (the order of the index
+            protocol's ``(dist, idx)``).
+        labels : ndarray of shape (n_queries, k)
+            Label indices; equal scores ranked by the lower label index.  The same as
+            sorting each row of ``predict_proba`` that way.
+
+        Notes
+        -----
+        A label that none of a query's neighbours carries has a score fixed at fit (its
+        count-0 score), so the top ``k`` merge the labels the neighbours carry with a
+        precomputed order of the others: O(n (k c + k) log(k c + k)) for ``c`` labels per
+        row, whatever the number of labels.
+        """
+        from ._counts import table_top_k
+
+        check_is_fitted(self, "_score_table")
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, Integral) or not 1 <= k <= self.n_labels_:
+            raise ValueError(f"k must be an integer in [1, {self.n_labels_}] (the number of labels), got {k!r}")
+        if self._zero_order is None:
+            self._zero_order = np.argsort(-self._score_table[:, :, 0], axis=1, kind="stable")
+        scores, labels = [], []
+        for rows, Xv, _, C in self._count_blocks(X, k_extra=2 * k):
+            s, lab = table_top_k(self._score_table, C, self._groups(Xv[rows]), int(k), self._zero_order)
+            scores.append(s)
+            labels.append(lab)
+        if not scores:
+            return np.empty((0, k)), np.empty((0, k), dtype=np.intp)
+        return np.concatenate(scores), np.concatenate(labels)
 
 
 def target_classes(classes: np.ndarray | None, y_dtype: Any, n_labels: int) -> Any:
@@ -316,7 +480,8 @@ def validate_training_data(
 ) -> tuple[Any, np.ndarray, np.ndarray | None, np.dtype | None]:
     """Validate ``X`` and a target; return ``(X, Y, classes, y_dtype)``.
 
-    ``Y`` is an int8 (n, n_labels) 0/1 matrix. A 2-D 0/1 target is a label indicator:
+    ``Y`` is an int8 (n, n_labels) 0/1 matrix, CSR when the target is sparse (the count
+    models then never form an (n, n_labels) array). A 2-D 0/1 target is a label indicator:
     ``classes`` is None and ``y_dtype`` its dtype. A 1-D target (or a column vector that
     is not 0/1) is binarised one column per class as one-vs-rest does (two classes give
     two columns, one class a single column of ones): ``classes`` are the classes and
@@ -340,7 +505,12 @@ def validate_training_data(
     if sp.issparse(y):
         y = sp.csr_matrix(y)
     if _is_indicator(y):
-        Y = y.toarray() if sp.issparse(y) else np.asarray(y)
+        if sp.issparse(y):  # kept sparse: the label side costs what Y holds
+            Y = y.astype(np.int8)
+            Y.eliminate_zeros()
+            Y.sort_indices()
+            return X, Y, None, y.dtype
+        Y = np.asarray(y)
         return X, Y.astype(np.int8), None, Y.dtype
     if np.ndim(y) == 2:
         values = np.unique(y.data if sp.issparse(y) else np.asarray(y))

@@ -22,7 +22,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["CACHE_BYTES", "block_rows", "config_context", "get_config", "set_config", "working_memory_bytes"]
+__all__ = [
+    "CACHE_BYTES",
+    "available_memory",
+    "block_rows",
+    "check_fits",
+    "config_context",
+    "get_config",
+    "set_config",
+    "working_memory_bytes",
+]
 
 _DEFAULTS: dict[str, Any] = {"working_memory": 256}
 _global: dict[str, Any] = dict(_DEFAULTS)
@@ -112,3 +121,26 @@ def block_rows(row_bytes: float, *, share: float = 1.0, cap: str | None = None,
     if cap is not None:
         budget = min(budget, CACHE_BYTES[cap])
     return max(1, int(budget // max(row_bytes, 1)))
+
+
+def available_memory() -> int | None:
+    """Bytes of memory this machine has available now (Linux: /proc/meminfo), else None."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def check_fits(n_bytes: float, what: str) -> None:
+    """Fail early, naming the estimate, when ``what`` would need more memory than is available."""
+    available = available_memory()
+    if available is not None and n_bytes > available:
+        raise MemoryError(
+            f"{what} needs about {n_bytes / 2**30:.1f} GiB and this machine has "
+            f"{available / 2**30:.1f} GiB available; use fewer labels or rows, or a model whose "
+            "label side is sparse (ML-kNN, LAML-kNN, BRkNN, LPkNN)"
+        )

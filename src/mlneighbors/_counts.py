@@ -13,6 +13,7 @@ from ._config import working_memory_bytes
 
 __all__ = [
     "block_cells",
+    "count_matrix",
     "count_tables",
     "decide",
     "distinct_rows",
@@ -21,6 +22,9 @@ __all__ = [
     "membership_counts",
     "posterior",
     "row_blocks",
+    "table_decisions",
+    "table_lookup",
+    "table_top_k",
     "top_m",
     "vote_scores",
 ]
@@ -75,6 +79,23 @@ def membership_counts(neighbors: np.ndarray, Y: np.ndarray | sp.csr_matrix) -> n
     return np.asarray(C, dtype=np.int32)
 
 
+def count_matrix(neighbors: np.ndarray, Y: np.ndarray | sp.csr_matrix) -> np.ndarray | sp.csr_matrix:
+    """The membership counts ``C`` as Y holds labels: dense for dense Y
+    (:func:`membership_counts`), CSR int32 for sparse Y, with ``n_queries * k * c``
+    stored entries at most (c: labels per row) and no (n_queries, n_labels) array.
+    """
+    if not sp.issparse(Y):
+        return membership_counts(neighbors, Y)
+    n_queries, k = neighbors.shape
+    select = sp.csr_matrix(
+        (np.ones(n_queries * k, dtype=np.int32), neighbors.ravel(), np.arange(0, n_queries * k + 1, k)),
+        shape=(n_queries, Y.shape[0]),
+    )
+    C = (select @ Y).tocsr()
+    C.sort_indices()
+    return C.astype(np.int32, copy=False)
+
+
 def vote_scores(C: np.ndarray, k: int) -> np.ndarray:
     """The smoothed vote fraction ``(C + 1) / (k + 1.5)`` (BRkNN's and LPkNN's scores).
 
@@ -95,7 +116,8 @@ def top_m(C: np.ndarray, m: np.ndarray) -> np.ndarray:
 
 
 def distinct_rows(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct rows of a 0/1 matrix, in ascending lexicographic order, and each row's id.
+    """The distinct rows of a 0/1 matrix, in ascending lexicographic order, and each row's id
+    (for a CSR matrix: the distinct rows as CSR, ordered by their sorted label lists).
 
     Same result as ``np.unique(Y != 0, axis=0, return_inverse=True)``, much faster: the rows
     are packed into big-endian 64-bit words (whose numeric order is the lexicographic order
@@ -107,6 +129,8 @@ def distinct_rows(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ids : ndarray of shape (n_rows,), intp
         ``Y[i] == sets[ids[i]]``.
     """
+    if sp.issparse(Y):
+        return _distinct_rows_sparse(sp.csr_matrix(Y))
     n, L = Y.shape
     if n == 0:
         return Y[:0], np.zeros(0, dtype=np.intp)
@@ -123,6 +147,29 @@ def distinct_rows(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ids = np.empty(n, dtype=np.intp)
     ids[order] = group
     return np.asarray(Y)[order[new]], ids
+
+
+def _distinct_rows_sparse(Y: sp.csr_matrix) -> tuple[sp.csr_matrix, np.ndarray]:
+    """:func:`distinct_rows` of a CSR matrix, in the order of their sorted label lists:
+    rows padded with -1 to the longest and sorted with one ``lexsort`` (O(n c log n))."""
+    Y = Y.copy()
+    Y.sort_indices()
+    n = Y.shape[0]
+    lengths = np.diff(Y.indptr)
+    width = int(lengths.max(initial=0))
+    padded = np.full((n, width + 1), -1, dtype=np.int64)
+    padded[:, width] = lengths
+    rows = np.repeat(np.arange(n), lengths)
+    padded[rows, np.arange(len(rows)) - np.repeat(Y.indptr[:-1], lengths)] = Y.indices
+    if n == 0:
+        return Y[:0], np.zeros(0, dtype=np.intp)
+    order = np.lexsort(padded.T[::-1])
+    keys = padded[order]
+    new = np.ones(n, dtype=bool)
+    new[1:] = (keys[1:] != keys[:-1]).any(axis=1)
+    ids = np.empty(n, dtype=np.intp)
+    ids[order] = np.cumsum(new) - 1
+    return Y[order[new]], ids
 
 
 def count_tables(
@@ -142,6 +189,8 @@ def count_tables(
     -------
     c1, c0 : ndarray of shape (n_labels, k + 1), or (n_groups, n_labels, k + 1), int64
     """
+    if sp.issparse(C):
+        return _count_tables_sparse(C, Y, k, groups, n_groups)
     n, L = C.shape
     G = 1 if groups is None else n_groups
     size = G * L * (k + 1)
@@ -157,6 +206,134 @@ def count_tables(
     shape = (L, k + 1) if groups is None else (G, L, k + 1)
     c1 = c1.reshape(shape)
     return c1, total.reshape(shape) - c1
+
+
+def _count_tables_sparse(
+    C: sp.csr_matrix, Y: sp.csr_matrix, k: int, groups: np.ndarray | None, n_groups: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`count_tables` from the stored counts of a CSR ``C``: O(nnz(C) + nnz(Y) + G L k).
+
+    The cells with a count ``j >= 1`` are counted from ``C``'s entries (those where Y holds
+    the label from ``C * Y``); the count-0 cells are what remains of each label's rows
+    (its positives, and the group's rows, minus the counted cells).
+    """
+    n, L = C.shape
+    G = 1 if groups is None else n_groups
+    g = np.zeros(n, dtype=np.int64) if groups is None else np.asarray(groups, dtype=np.int64)
+    size = G * L * (k + 1)
+
+    def cells(M: sp.csr_matrix) -> np.ndarray:
+        rows = np.repeat(np.arange(n), np.diff(M.indptr))
+        return np.bincount((g[rows] * L + M.indices) * (k + 1) + M.data, minlength=size)
+
+    Yc = sp.csr_matrix(Y)
+    total = cells(C)
+    c1 = cells(C.multiply(Yc).tocsr().astype(np.int64))  # cells holding the label, count >= 1
+    total, c1 = total.reshape(G, L, k + 1), c1.reshape(G, L, k + 1)
+    onehot = sp.csr_matrix((np.ones(n, dtype=np.int64), g, np.arange(n + 1)), shape=(n, G))
+    positives = np.asarray((onehot.T @ Yc.astype(np.int64)).todense())  # (G, L)
+    rows_in_group = np.bincount(g, minlength=G)
+    c1[:, :, 0] = positives - c1[:, :, 1:].sum(axis=2)
+    total[:, :, 0] = rows_in_group[:, None] - total[:, :, 1:].sum(axis=2)
+    c0 = total - c1
+    if groups is None:
+        return c1[0], c0[0]
+    return c1, c0
+
+
+def table_lookup(
+    scores: np.ndarray, decisions: np.ndarray, C: np.ndarray | sp.csr_matrix, groups: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Scores and decisions of count vectors ``C`` from per-(group, label, count) tables.
+
+    ``scores`` and ``decisions`` have shape (n_groups, n_labels, k + 1); ``groups`` gives
+    each query's group (None: group 0).  Each cell is the table's value at its count, the
+    same number the model's formula gives for that count.  For a CSR ``C`` every cell
+    starts at its label's count-0 value and the stored counts are written over it.
+    """
+    m, L = C.shape
+    g = np.zeros(m, dtype=np.intp) if groups is None else np.asarray(groups, dtype=np.intp)
+    if not sp.issparse(C):
+        cols = np.arange(L)
+        if groups is None:
+            return scores[0][cols, C], decisions[0][cols, C]
+        return scores[g[:, None], cols, C], decisions[g[:, None], cols, C]
+    out_s = scores[g, :, 0].copy()
+    out_d = decisions[g, :, 0].copy()
+    rows = np.repeat(np.arange(m), np.diff(C.indptr))
+    out_s[rows, C.indices] = scores[g[rows], C.indices, C.data]
+    out_d[rows, C.indices] = decisions[g[rows], C.indices, C.data]
+    return out_s, out_d
+
+
+def table_decisions(decisions: np.ndarray, C: sp.csr_matrix, groups: np.ndarray | None) -> sp.csr_matrix:
+    """The decisions of :func:`table_lookup` as a CSR 0/1 matrix, never dense.
+
+    A label decided at count 0 (only a label most rows carry) is set for every query of
+    that group whose count is 0.
+    """
+    m, L = C.shape
+    g = np.zeros(m, dtype=np.intp) if groups is None else np.asarray(groups, dtype=np.intp)
+    rows = np.repeat(np.arange(m), np.diff(C.indptr))
+    keep = decisions[g[rows], C.indices, C.data]
+    r, c = rows[keep], C.indices[keep]
+    zero_on = decisions[:, :, 0]  # (G, L): labels set at count 0
+    if zero_on.any():
+        qg, ql = np.nonzero(zero_on[g])
+        counted = sp.csr_matrix((np.ones(len(rows), dtype=bool), (rows, C.indices)), shape=(m, L))
+        free = ~np.asarray(counted[qg, ql]).ravel()
+        r, c = np.concatenate([r, qg[free]]), np.concatenate([c, ql[free]])
+    out = sp.csr_matrix((np.ones(len(r), dtype=np.int8), (r, c)), shape=(m, L))
+    out.sort_indices()
+    return out
+
+
+def table_top_k(
+    scores: np.ndarray, C: np.ndarray | sp.csr_matrix, groups: np.ndarray | None, k: int,
+    zero_order: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` labels of highest score of every query, best first, ties by the lower label.
+
+    Equal to sorting each query's full score row (``table_lookup``) but without it: the
+    labels with a stored count are ranked with the best ``k + r`` labels of the count-0
+    order of the query's group (``zero_order[g]``: labels by decreasing count-0 score, ties
+    by label; ``r`` its number of stored counts), the ones among those that have a count
+    taken out.  O(m (r + k) log(r + k)) instead of O(m L log L).
+
+    Returns
+    -------
+    top_scores : ndarray of shape (n_queries, k), float64
+    labels : ndarray of shape (n_queries, k), intp
+    """
+    C = sp.csr_matrix(C) if not sp.issparse(C) else C
+    m, L = C.shape
+    if not 1 <= k <= L:
+        raise ValueError(f"k must be in [1, {L}] (the number of labels), got {k}")
+    g = np.zeros(m, dtype=np.intp) if groups is None else np.asarray(groups, dtype=np.intp)
+    if zero_order is None:
+        zero_order = np.argsort(-scores[:, :, 0], axis=1, kind="stable")
+    nnz = np.diff(C.indptr)
+    r_max = int(nnz.max(initial=0))
+    rows = np.repeat(np.arange(m), nnz)
+    # the labels with a count: left-aligned, padded with -inf
+    slot = np.arange(len(rows)) - np.repeat(C.indptr[:-1], nnz)
+    lab_nz = np.zeros((m, r_max), dtype=np.intp)
+    sc_nz = np.full((m, r_max), -np.inf)
+    lab_nz[rows, slot] = C.indices
+    sc_nz[rows, slot] = scores[g[rows], C.indices, C.data]
+    # the best count-0 labels, those with a count taken out (their score is the stored one)
+    width = min(L, k + r_max)
+    lab_z = zero_order[g, :width]
+    sc_z = scores[g[:, None], lab_z, 0]
+    keys = rows * L + C.indices  # sorted: CSR rows in order, indices sorted within a row
+    probe = (np.arange(m)[:, None] * L + lab_z).ravel()
+    pos = np.minimum(np.searchsorted(keys, probe), max(len(keys) - 1, 0))
+    counted = (keys[pos] == probe).reshape(m, width) if len(keys) else np.zeros((m, width), dtype=bool)
+    sc_z = np.where(counted, -np.inf, sc_z)
+    labels = np.concatenate([lab_nz, lab_z], axis=1)
+    cand = np.concatenate([sc_nz, sc_z], axis=1)
+    order = np.lexsort((labels, -cand), axis=1)[:, :k]
+    return np.take_along_axis(cand, order, axis=1), np.take_along_axis(labels, order, axis=1)
 
 
 def label_likelihoods(c: np.ndarray, smoothing: float) -> np.ndarray:

@@ -244,6 +244,10 @@ class BKNN(KNeighborsMultilabelBase):
     (the balanced vote; ties: the first class) and ``predict_proba`` the same shares; the
     thresholds are then not used.
 
+    *Many labels.*  Every query is compared with the members of every label: the fit holds
+    (n, L, b) squared distances and predictions (n, L) scores, whatever ``Y`` is (a fit
+    that would not fit in memory fails at once, naming its estimate).
+
     *Thresholds.*  Rare labels: a threshold must do better than chance on the
     leave-one-out scores, else the label follows its prior (see :func:`learn_thresholds`).
 
@@ -304,9 +308,11 @@ class BKNN(KNeighborsMultilabelBase):
 
         return LabelRestrictedIndex(self._make_index(), self.n_per_label).build(X, Y)
 
-    def _fit_labels(self, Y: np.ndarray, X: Any) -> None:
+    def _fit_labels(self, Y: Any, X: Any) -> None:
         index = self._get_index()
         n = X.shape[0]
+        # one search per label: the leave-one-out distances are (n, L, b) whatever Y is
+        Y = self._dense_labels("leave-one-out distances (n x L x b)", n * self.n_labels_ * self.n_per_label)
         sq = np.empty((n, self.n_labels_, self.n_per_label), dtype=np.float64)
         for rows in index.row_blocks(n):  # leave-one-out: each row's own index left out
             sq[rows] = index.sq_distances(X[rows], exclude=np.arange(n)[rows])

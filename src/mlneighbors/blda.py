@@ -125,6 +125,11 @@ class BLDA(VersionedState, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
             raise ValueError(f"reg must be a finite number >= 0, got {self.reg!r}")
         X, Y = self._validate_training_data(X, y)
         n, d = X.shape
+        if sp.issparse(Y):
+            from ._config import check_fits
+
+            check_fits(8 * Y.shape[0] * Y.shape[1], "BLDA's label matrix (n x L, float64)")
+            Y = Y.toarray()
         Y = Y[:, Y.sum(axis=0) > 0].astype(np.float64)  # labels without members add nothing
         n_eff = Y.shape[1]
         if n_eff < 2:

@@ -5,15 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils._param_validation import StrOptions
 
-from ._base import KNeighborsMultilabelBase
-from ._counts import membership_counts, top_m, vote_scores
+from ._base import CountTableModel
+from ._counts import table_top_k, top_m, vote_scores
 
 __all__ = ["BRkNN"]
 
 
-class BRkNN(KNeighborsMultilabelBase):
+class BRkNN(CountTableModel):
     """Binary relevance kNN: each label predicted from the share of neighbours that carry it.
 
     The confidence of label ``l`` is ``c_l = C_l / k``, ``C_l`` the number of the ``k``
@@ -85,7 +86,7 @@ class BRkNN(KNeighborsMultilabelBase):
     """
 
     _parameter_constraints: dict = {
-        **KNeighborsMultilabelBase._parameter_constraints,
+        **CountTableModel._parameter_constraints,
         "extension": [StrOptions({"a", "b"}), None],
     }
     _needs_loo = False
@@ -107,21 +108,63 @@ class BRkNN(KNeighborsMultilabelBase):
         self.backend_params = backend_params
         self.n_jobs = n_jobs
 
-    def _fit_labels(self, Y: np.ndarray, X: Any) -> None:
-        self._set_sizes = Y.sum(axis=1, dtype=np.int64)
+    def _fit_labels(self, Y: Any, X: Any) -> None:
+        self._set_sizes = np.asarray(Y.sum(axis=1, dtype=np.int64)).ravel()
+        k, L = self.n_neighbors_, Y.shape[1]
+        counts = np.arange(k + 1)
+        # the same vote score and plain rule for every label: one row, broadcast (no copy)
+        self._set_tables(np.broadcast_to(vote_scores(counts, k), (1, L, k + 1)),
+                         np.broadcast_to(2 * counts >= k, (1, L, k + 1)))
 
-    def _score_block(self, neighbors: np.ndarray, X: Any) -> tuple[np.ndarray, np.ndarray]:
+    def _row_rule(self, C: Any, decisions: Any, neighbors: np.ndarray, sparse_output: bool) -> Any:
+        if self.extension is None:
+            return decisions
         k = self.n_neighbors_
-        C = membership_counts(neighbors, self._Y)
         if self.extension == "b":
             # m = round-half-up(sum |Y_j| / k), in integers: floor((2 sum + k) / 2k)
             m = (2 * self._set_sizes[neighbors].sum(axis=1) + k) // (2 * k)
-            decisions = top_m(C, m)
-        else:
-            decisions = 2 * C >= k
-            if self.extension == "a":
-                empty = ~decisions.any(axis=1) & (C.max(axis=1) > 0)
-                rows = np.flatnonzero(empty)
-                decisions[rows, np.argmax(C[rows], axis=1)] = True  # argmax: lowest index on ties
-        return vote_scores(C, k), decisions
+            if not sp.issparse(C):
+                return top_m(C, m)
+            return self._top_m_sparse(C, m, sparse_output)
+        if not sp.issparse(C):  # BRkNN-a on dense counts
+            empty = ~decisions.any(axis=1) & (C.max(axis=1) > 0)
+            rows = np.flatnonzero(empty)
+            decisions[rows, np.argmax(C[rows], axis=1)] = True  # argmax: lowest index on ties
+            return decisions
+        # BRkNN-a on sparse counts: the label of most votes (lowest index on ties) for rows
+        # that predict nothing but have votes
+        nnz = np.diff(C.indptr)
+        decided = (np.diff(decisions.indptr) if sp.issparse(decisions) else decisions.any(axis=1)) > 0
+        rows = np.flatnonzero(~decided & (nnz > 0))
+        if len(rows) == 0:
+            return decisions
+        entry_rows = np.repeat(np.arange(C.shape[0]), nnz)
+        order = np.lexsort((C.indices, -C.data, entry_rows))
+        first = order[np.searchsorted(entry_rows[order], rows)]
+        best = C.indices[first]
+        if not sp.issparse(decisions):
+            decisions[rows, best] = True
+            return decisions
+        extra = sp.csr_matrix((np.ones(len(rows), dtype=decisions.dtype), (rows, best)), shape=decisions.shape)
+        return (decisions + extra).tocsr()
 
+    def _top_m_sparse(self, C: sp.csr_matrix, m: np.ndarray, sparse_output: bool) -> Any:
+        """BRkNN-b's top-m labels from sparse counts (ties: the lower label index)."""
+        n_rows, L = C.shape
+        width = int(min(max(int(m.max(initial=0)), 1), L))
+        _, labels = table_top_k(self._score_table, C, None, width, self._zero_order_of())
+        keep = np.arange(width) < m[:, None]
+        rows = np.nonzero(keep)[0]
+        cols = labels[keep]
+        if sparse_output:
+            out = sp.csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(n_rows, L))
+            out.sort_indices()
+            return out
+        dense = np.zeros((n_rows, L), dtype=bool)
+        dense[rows, cols] = True
+        return dense
+
+    def _zero_order_of(self) -> np.ndarray:
+        if self._zero_order is None:
+            self._zero_order = np.argsort(-self._score_table[:, :, 0], axis=1, kind="stable")
+        return self._zero_order

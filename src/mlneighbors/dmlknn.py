@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval
 
 from ._base import KNeighborsMultilabelBase
-from ._counts import count_tables, decide, dml_votes, membership_counts
+from ._counts import count_matrix, count_tables, decide, dml_votes
 
 __all__ = ["DMLkNN"]
 
@@ -65,6 +65,11 @@ class DMLkNN(KNeighborsMultilabelBase):
     ``A`` holds almost every training row (sparse label sets, as in text data) both
     products are small; ``delta >= n_neighbors`` needs none.
 
+    *Many labels.*  The rule compares all of a query's label counts with every training
+    row's, so the fit keeps the training counts as a dense (n, L) int8 matrix whatever
+    ``Y`` is (sparse Y is accepted; a fit that would not fit in memory fails at once,
+    naming its estimate); prefer ML-kNN or LAML-kNN for thousands of labels.
+
     With ``smoothing=0`` a label nobody has (or everybody has) makes a denominator 0; its
     term is then taken as 0 (its prior is 0 too), so scores never become NaN.
 
@@ -109,20 +114,25 @@ class DMLkNN(KNeighborsMultilabelBase):
         self.backend_params = backend_params
         self.n_jobs = n_jobs
 
-    def _fit_labels(self, Y: np.ndarray, X: Any) -> None:
+    def _fit_labels(self, Y: Any, X: Any) -> None:
         s = float(self.smoothing)
         n, L = Y.shape
+        # the rule compares every label's count of a query with every training row's: it
+        # keeps the (n, L) training counts dense (int8), however sparse Y is
+        Y = self._dense_labels("training count matrix (n x L)", n * L, itemsize=3)
         positives = Y.sum(axis=0, dtype=np.int64)
         self.prior_ = (s + positives) / (2 * s + n)
         self._denominators = (s * L + positives, s * L + (n - positives))
         _, C = self._loo_counts()
+        C = C.toarray() if hasattr(C, "toarray") else C
         k = self.n_neighbors_
         self._train_counts = C.astype(np.int8 if k < 128 else np.int32)
         self._positive = Y.astype(bool)
         self._tables = count_tables(C, Y, k)
 
     def _score_block(self, neighbors: np.ndarray, X: Any) -> tuple[np.ndarray, np.ndarray]:
-        Cx = membership_counts(neighbors, self._Y)
+        Cx = count_matrix(neighbors, self._Y)
+        Cx = Cx.toarray() if hasattr(Cx, "toarray") else Cx
         V1, V0 = dml_votes(Cx, self._train_counts, self._positive, *self._tables, self.delta)
         s = float(self.smoothing)
         den1, den0 = self._denominators

@@ -14,7 +14,7 @@ import scipy.linalg
 from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 
 from ._base import KNeighborsMultilabelBase
-from ._counts import membership_counts
+from ._counts import count_matrix
 
 __all__ = ["HybridKNN", "label_regression"]
 
@@ -230,7 +230,10 @@ class HybridKNN(KNeighborsMultilabelBase):
         if self._windowed() and self.backend_params and {"n_components", "n_candidates"} & set(self.backend_params):
             raise ValueError("set n_components and n_candidates on HybridKNN itself, not in backend_params")
 
-    def _fit_labels(self, Y: np.ndarray, X: Any) -> None:
+    def _fit_labels(self, Y: Any, X: Any) -> None:
+        n, L = Y.shape
+        # the label model regresses every label on all the others: (L, L) matrices
+        Y = self._dense_labels("label model (n x L labels and three L x L matrices)", n * L + 3 * L * L)
         if self.label_model == "regression":
             self.label_intercept_, self.label_coef_ = label_regression(Y, self.ridge)
         else:
@@ -253,7 +256,8 @@ class HybridKNN(KNeighborsMultilabelBase):
     # -- predict -----------------------------------------------------------------------
 
     def _score_block(self, neighbors: np.ndarray, X: Any) -> tuple[np.ndarray, np.ndarray]:
-        mean_y = membership_counts(neighbors, self._Y) / self.n_neighbors_
+        C = count_matrix(neighbors, self._Y)
+        mean_y = (C.toarray() if hasattr(C, "toarray") else C) / self.n_neighbors_
         scores = self.label_intercept_ + mean_y @ self.label_coef_.T
         np.clip(scores, 0.0, 1.0, out=scores)
         return scores, scores >= self.threshold

@@ -13,15 +13,15 @@ from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval
 
-from ._base import KNeighborsMultilabelBase
-from ._counts import count_tables, decide, label_likelihoods, membership_counts
+from ._base import CountTableModel
+from ._counts import count_tables, decide, label_likelihoods
 
 _OPENMP_ONE = None
 
 __all__ = ["LAMLkNN"]
 
 
-class LAMLkNN(KNeighborsMultilabelBase):
+class LAMLkNN(CountTableModel):
     """LAML-kNN: ML-kNN whose prior and likelihoods are those of the query's cluster.
 
     Fit clusters the training features into ``m`` clusters ``S_j`` (k-means by
@@ -110,7 +110,7 @@ class LAMLkNN(KNeighborsMultilabelBase):
     """
 
     _parameter_constraints: dict = {
-        **KNeighborsMultilabelBase._parameter_constraints,
+        **CountTableModel._parameter_constraints,
         "n_clusters": [Interval(Integral, 1, None, closed="left")],
         "clusterer": [HasMethods(["fit", "predict"]), None],
         "smoothing": [Interval(Real, 0, None, closed="left")],
@@ -171,7 +171,7 @@ class LAMLkNN(KNeighborsMultilabelBase):
             _OPENMP_ONE = ThreadpoolController()  # scanning the loaded libraries: once
         return _OPENMP_ONE.limit(limits=1, user_api="openmp")
 
-    def _fit_labels(self, Y: np.ndarray, X: Any) -> None:
+    def _fit_labels(self, Y: Any, X: Any) -> None:
         s = float(self.smoothing)
         n, L = Y.shape
         k = self.n_neighbors_
@@ -191,7 +191,8 @@ class LAMLkNN(KNeighborsMultilabelBase):
         onehot = sp.csr_matrix(
             (np.ones(n, dtype=np.int64), member, np.arange(n + 1)), shape=(n, m)
         )
-        positives = np.asarray((onehot.T @ Y.astype(np.int64)), dtype=np.int64)
+        positives = onehot.T @ Y.astype(np.int64)
+        positives = positives.toarray() if sp.issparse(positives) else np.asarray(positives, dtype=np.int64)
         self.prior_ = (s + positives) / (2 * s + sizes[:, None])
         _, C = self._loo_counts()
         c1, c0 = count_tables(C, Y, k, groups=member, n_groups=m)
@@ -199,33 +200,23 @@ class LAMLkNN(KNeighborsMultilabelBase):
         self.cond_prob_false_ = label_likelihoods(c0, s)
         # the whole training set's statistics, for queries in a cluster with no members
         glob1, glob0 = c1.sum(axis=0), c0.sum(axis=0)
-        self._global = (
-            (s + Y.sum(axis=0, dtype=np.int64)) / (2 * s + n),
-            label_likelihoods(glob1, s),
-            label_likelihoods(glob0, s),
-        )
+        g1 = (s + np.asarray(Y.sum(axis=0, dtype=np.int64)).ravel()) / (2 * s + n)
+        glike1, glike0 = label_likelihoods(glob1, s), label_likelihoods(glob0, s)
+        self._global = (g1, glike1, glike0)
+        # one table per cluster and one for the whole set (the last group)
+        pw = self.cluster_prior_[:, None]
+        a = np.concatenate([((pw * self.prior_)[:, :, None] * self.cond_prob_true_), (g1[:, None] * glike1)[None]])
+        b = np.concatenate([((pw * (1.0 - self.prior_))[:, :, None] * self.cond_prob_false_),
+                            ((1.0 - g1)[:, None] * glike0)[None]])
+        self._set_tables(*decide(a, b))
 
-    def _score_block(self, neighbors: np.ndarray, X: Any) -> tuple[np.ndarray, np.ndarray]:
-        C = membership_counts(neighbors, self._Y)
-        q, L = C.shape
-        cols = np.arange(L)
+    def _groups(self, X: Any) -> np.ndarray | None:
+        """The query's cluster (the clusterer's ``predict``); the whole set's group for a
+        cluster without training members."""
         if self.clusterer_ is None:
-            w = np.zeros(q, dtype=np.intp)
-            known = np.ones(q, dtype=bool)
-        else:
-            with self._threads():
-                ids = np.asarray(self.clusterer_.predict(X)).ravel()
-            pos = np.searchsorted(self.cluster_ids_, ids).clip(max=len(self.cluster_ids_) - 1)
-            known = self.cluster_ids_[pos] == ids
-            w = np.where(known, pos, 0)
-        wc = w[:, None]
-        pw = self.cluster_prior_[w][:, None]
-        p1 = self.prior_[w]
-        a = pw * p1 * self.cond_prob_true_[wc, cols, C]
-        b = pw * (1.0 - p1) * self.cond_prob_false_[wc, cols, C]
-        if not known.all():
-            g1, glike1, glike0 = self._global
-            rows = ~known
-            a[rows] = g1 * glike1[cols, C[rows]]
-            b[rows] = (1.0 - g1) * glike0[cols, C[rows]]
-        return decide(a, b)
+            return None
+        with self._threads():
+            ids = np.asarray(self.clusterer_.predict(X)).ravel()
+        pos = np.searchsorted(self.cluster_ids_, ids).clip(max=len(self.cluster_ids_) - 1)
+        known = self.cluster_ids_[pos] == ids
+        return np.where(known, pos, len(self.cluster_ids_))

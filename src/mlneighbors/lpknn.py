@@ -5,14 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
-from ._base import KNeighborsMultilabelBase
-from ._counts import distinct_rows, membership_counts, vote_scores
+from ._base import CountTableModel
+from ._counts import distinct_rows, vote_scores
 
 __all__ = ["LPkNN"]
 
 
-class LPkNN(KNeighborsMultilabelBase):
+class LPkNN(CountTableModel):
     """Label powerset kNN: predict the label set that occurs most often among the neighbours.
 
     Every distinct label set of the training data is one class. A query gets the
@@ -35,8 +36,8 @@ class LPkNN(KNeighborsMultilabelBase):
 
     Attributes
     ----------
-    label_sets_ : ndarray of shape (n_sets, n_labels)
-        The distinct label sets of the training data.
+    label_sets_ : ndarray or CSR matrix of shape (n_sets, n_labels)
+        The distinct label sets of the training data (CSR when Y is sparse).
     n_neighbors_ : int
         The ``k`` used: ``n_neighbors``, clipped to what the training set allows.
     n_labels_ : int
@@ -87,16 +88,22 @@ class LPkNN(KNeighborsMultilabelBase):
         self.backend_params = backend_params
         self.n_jobs = n_jobs
 
-    def _fit_labels(self, Y: np.ndarray, X: Any) -> None:
+    def _fit_labels(self, Y: Any, X: Any) -> None:
         self.label_sets_, self._set_of_row = distinct_rows(Y)
+        k, L = self.n_neighbors_, Y.shape[1]
+        counts = np.arange(k + 1)
+        # scores for ranking: the vote fractions; decisions: the winning set (the row rule)
+        self._set_tables(np.broadcast_to(vote_scores(counts, k), (1, L, k + 1)),
+                         np.broadcast_to(np.zeros(k + 1, dtype=bool), (1, L, k + 1)))
 
-    def _score_block(self, neighbors: np.ndarray, X: Any) -> tuple[np.ndarray, np.ndarray]:
+    def _row_rule(self, C: Any, decisions: Any, neighbors: np.ndarray, sparse_output: bool) -> Any:
         sets = self._set_of_row[neighbors]  # (m, k) set id of each neighbour
         # votes[q, j]: how many neighbours of q carry the set of its j-th neighbour; the
         # first position of the largest count is the first occurrence of the winning
         # set, and of all tied sets the one that occurs first
         votes = (sets[:, :, None] == sets[:, None, :]).sum(axis=2)
         winner = sets[np.arange(len(sets)), np.argmax(votes, axis=1)]
-        decisions = self.label_sets_[winner].astype(bool)
-        C = membership_counts(neighbors, self._Y)
-        return vote_scores(C, self.n_neighbors_), decisions
+        chosen = self.label_sets_[winner]
+        if sparse_output:
+            return sp.csr_matrix(chosen, dtype=np.int8)
+        return chosen.toarray().astype(bool) if sp.issparse(chosen) else chosen.astype(bool)

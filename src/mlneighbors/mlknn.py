@@ -8,13 +8,13 @@ from typing import Any
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
-from ._base import KNeighborsMultilabelBase
-from ._counts import count_tables, label_likelihoods, membership_counts, posterior
+from ._base import CountTableModel
+from ._counts import count_tables, decide, label_likelihoods
 
 __all__ = ["MLkNN"]
 
 
-class MLkNN(KNeighborsMultilabelBase):
+class MLkNN(CountTableModel):
     """ML-kNN: the k nearest neighbours' label counts, turned into posteriors.
 
     For every label the prior ``P(H1_l)`` and the likelihoods ``P(E_j | H_l)`` of
@@ -63,6 +63,12 @@ class MLkNN(KNeighborsMultilabelBase):
     -----
     Exactly ``k`` neighbours are used, in ascending distance with ties broken by the
     lower training index (MULAN keeps every neighbour tied at the k-th distance).
+
+    *Many labels.*  With a sparse ``Y`` the label side costs what Y holds: the counts are
+    a sparse product and the count tables come from the non-zero counts, O(n k c + L k)
+    for ``c`` labels per row; no (n, L) array is formed unless ``predict_proba`` asks for
+    one.  :meth:`predict_top_k` gives the best labels of each query without the dense
+    scores, and ``predict(X, sparse_output=True)`` a CSR matrix.
     Features are never rescaled. With ``smoothing=0`` scores can be exactly 0 or 1.
 
     References
@@ -86,7 +92,7 @@ class MLkNN(KNeighborsMultilabelBase):
     """
 
     _parameter_constraints: dict = {
-        **KNeighborsMultilabelBase._parameter_constraints,
+        **CountTableModel._parameter_constraints,
         "smoothing": [Interval(Real, 0, None, closed="left")],
     }
 
@@ -107,14 +113,14 @@ class MLkNN(KNeighborsMultilabelBase):
         self.backend_params = backend_params
         self.n_jobs = n_jobs
 
-    def _fit_labels(self, Y: np.ndarray, X: Any) -> None:
+    def _fit_labels(self, Y: Any, X: Any) -> None:
         s = float(self.smoothing)
-        self.prior_ = (s + Y.sum(axis=0, dtype=np.int64)) / (2 * s + Y.shape[0])
+        self.prior_ = (s + np.asarray(Y.sum(axis=0, dtype=np.int64)).ravel()) / (2 * s + Y.shape[0])
         _, C = self._loo_counts()
         c1, c0 = count_tables(C, Y, self.n_neighbors_)
         self.cond_prob_true_ = label_likelihoods(c1, s)
         self.cond_prob_false_ = label_likelihoods(c0, s)
-
-    def _score_block(self, neighbors: np.ndarray, X: Any) -> tuple[np.ndarray, np.ndarray]:
-        C = membership_counts(neighbors, self._Y)
-        return posterior(C, self.prior_, self.cond_prob_true_, self.cond_prob_false_)
+        # the posterior of every (label, count): a query's cell is a look-up at its count
+        prior = self.prior_[:, None]
+        scores, decisions = decide(prior * self.cond_prob_true_, (1.0 - prior) * self.cond_prob_false_)
+        self._set_tables(scores[None], decisions[None])

@@ -53,7 +53,7 @@ def _size_classes(Y: np.ndarray, b: int) -> list[tuple[np.ndarray, np.ndarray]]:
     padding entry is ``n`` (a column of ``inf`` distances appended to every block).
     """
     n, n_labels = Y.shape
-    counts = Y.sum(axis=0).astype(np.int64)
+    counts = np.asarray(Y.sum(axis=0)).ravel().astype(np.int64)
     step = 2 ** np.maximum(np.floor(np.log2(np.maximum(counts, 1))).astype(np.int64) - 2, 0)
     padded = np.where(counts <= b, b, -(-counts // step) * step)
     Yc = sp.csc_matrix(Y)  # column l's member rows: indices[indptr[l]:indptr[l + 1]]
@@ -251,7 +251,7 @@ class LabelRestrictedIndex:
         from ._cache import NeighborCache
         from ._exact import ExactIndex
 
-        Y = np.asarray(Y)
+        Y = Y if sp.issparse(Y) else np.asarray(Y)
         # a neighbour cache (shared by the models of a split) serves global top-k queries
         # only: the label-restricted search uses the index it wraps
         index = self.index._template if isinstance(self.index, NeighborCache) else self.index
