@@ -85,8 +85,9 @@ def test_leave_one_out_and_k_n_minus_1(rng, device, metric):
 def test_tiny_memory_budget_means_many_shards_and_blocks(rng):
     X = tricky_data(rng, 157, 7)
     Q = tricky_queries(rng, X, 41)
-    # 157 rows of 8 float32 columns take 5 KiB; half of a 4 KiB budget: shards of 64 rows
-    index = TorchIndex(device="cpu", memory_budget=4 / 1024).build(X)
+    # 157 rows of 16 float32 columns (7 padded) take 10 KiB; half of an 8 KiB budget: shards
+    # of 64 rows
+    index = TorchIndex(device="cpu", memory_budget=8 / 1024).build(X)
     assert index.n_shards_ == 3
     for k in (1, 7, 100, 157):
         assert_identical(index.query(Q, k), ExactIndex().build(X).query(Q, k))
@@ -236,6 +237,6 @@ def test_gpu_larger_sets_identical(rng):
         exact = ExactIndex(metric=metric).build(data)
         assert_identical(loo_kneighbors(index, data, 10), loo_kneighbors(exact, data, 10))
         assert_identical(index.query(data[:500], 30), exact.query(data[:500], 30))
-    small = TorchIndex(device="cuda", memory_budget=1).build(X)  # 6000 x 48 float32 = 1.1 MiB
+    small = TorchIndex(device="cuda", memory_budget=1).build(X)  # 6000 x 48 float32 = 1.1 MiB: 3 shards
     assert small.n_shards_ > 1
     assert_identical(small.query(X[:300], 10), ExactIndex().build(X).query(X[:300], 10))

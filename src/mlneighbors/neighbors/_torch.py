@@ -5,17 +5,18 @@ selection on the device; the result is the same, neighbour for neighbour.
 
 How a block of queries is answered
 ----------------------------------
-1. **Proxy on the device.**  One float32 GEMM of the augmented rows ``[s x, s^2 ||x||^2]``
-   (euclidean; ``x_hat`` for cosine) with ``[-2 w s q, w]``, exactly the numbers the CPU engine
-   multiplies (``_proxy.ProxyModel``), zero-padded to a multiple of 8 columns (exact zeros
-   change no sum).  TF32 is switched off for the GEMM whatever torch's global setting: the
-   rounding-error bound assumes float32 products.  Sparse rows are densified on the device,
-   or the queries stay sparse for torch's CSR product (``sparse_strategy``).
-2. **Integer data** (binary text features, counts; the proxy is then exact): the squared
-   distance and the row number are packed into one integer key, ``dist2 * n + row``, and
-   ``torch.topk`` of the keys *is* the first k by (distance, row): keys are distinct, so the
-   order of ``topk`` among equal values never matters.  Distances are ``sqrt(dist2)``, bit for
-   bit the reference distances.
+1. **Proxy on the device.**  One float32 GEMM of the augmented rows ``[s x, s^2 ||x||^2, 1]``
+   (euclidean; ``x_hat`` for cosine) with ``[-2 w s q, w, 0]``, exactly the numbers the CPU
+   engine multiplies (``_proxy.ProxyModel``), zero-padded to a multiple of 8 columns (exact
+   zeros change no sum).  TF32 is switched off for the GEMM whatever torch's global setting:
+   the rounding-error bound assumes float32 products.  Sparse rows are densified on the
+   device, or the queries stay sparse for torch's CSR product (``sparse_strategy``).
+2. **Integer data** (binary text features, counts): the query's last column carries
+   ``||q||^2``, so the GEMM gives the squared distance itself, exactly (every partial sum is
+   an integer below 2**24); it is packed with the row number into one integer key,
+   ``dist2 * n + row``, and ``torch.topk`` of the keys *is* the first k by (distance, row):
+   keys are distinct, so the order of ``topk`` among equal values never matters.  Distances
+   are ``sqrt(dist2)``, bit for bit the reference distances.
 3. **Other data**: ``torch.topk`` takes the ``c = k + max(16, k // 2)`` smallest proxies (ties
    in any order: only the set is used).  On the host, the float64 reference distances of the k
    best by proxy bound the k-th distance, which gives a rigorous proxy threshold (the CPU
@@ -34,8 +35,8 @@ at every query, each shard's exact top-k merged by (distance, row) like
 An out-of-memory error of the device is caught: the cache is released, the block (or shard)
 halved and the work retried; a single row that still does not fit raises ``MemoryError``.
 
-The host finishes block ``i`` (reference distances, re-ranking) while the device computes
-block ``i + 1``.
+Host threads finish the blocks (reference distances, re-ranking) while the device computes
+the next ones.
 """
 
 from __future__ import annotations
@@ -43,7 +44,9 @@ from __future__ import annotations
 import contextlib
 import math
 import warnings
+from collections import deque
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from types import ModuleType
 from typing import Any, ClassVar
 
@@ -51,8 +54,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._config import working_memory_bytes
-from ._base import BaseIndex, import_optional
+from ._base import BaseIndex, import_optional, resolve_n_jobs
 from ._distance import Matrix, Reference
+from ._exact import _thread_pool
 from ._proxy import Bounds, ProxyModel, QueryTerms, rerank
 from ._select import round_up
 from ._sharded import merge_kneighbors
@@ -70,13 +74,15 @@ _INDEX_SHARE = 0.5
 _FREE_SHARE = 0.9
 # bytes of device temporaries per proxy entry (the block, the integer keys, topk's work)
 _ENTRY_BYTES = 16
+# host threads that finish blocks while the device computes the next ones
+_HOST_WORKERS = 4
 # candidates beyond k taken by topk (at least): room for near-ties at the k-th distance
 _EXTRA_CANDIDATES = 16
 # cost model for sparse data (nanoseconds per proxy entry): the GEMM on densified rows per
 # column of the padded inner dimension; torch's sparse CSR product per entry and per stored
 # query value; measured with benchmarks/gpu.py (cuda: H100; cpu: 2-core AMD EPYC)
 _COST = {
-    "cuda": {"gemm": 0.0011, "sparse_entry": 0.05, "sparse_value": 0.004},
+    "cuda": {"gemm": 4e-5, "sparse_entry": 0.002, "sparse_value": 0.0005},
     "cpu": {"gemm": 0.029, "sparse_entry": 8.0, "sparse_value": 0.25},
 }
 
@@ -159,8 +165,8 @@ def _device_select(torch: ModuleType, qa: Any, data: Any, take: int, keys: tuple
     ``qa`` is the (b, D) query matrix (dense, or sparse CSR), ``data`` the shard's (D, n)
     float32 rows (a transposed view or contiguous).  Without ``keys``: the ``take`` smallest
     proxies of every row and their columns (``torch.topk``, ascending).  With
-    ``keys = (qsq, n, dtype, arange)`` (exact integer proxies): the ``take`` smallest keys
-    ``(proxy + qsq) * n + column`` and None.
+    ``keys = (n, dtype, arange)`` (the product is the exact squared distance, an integer):
+    the ``take`` smallest keys ``dist2 * n + column`` and None.
     """
     if qa.layout == torch.sparse_csr:
         P = torch.sparse.mm(qa, data)
@@ -169,10 +175,10 @@ def _device_select(torch: ModuleType, qa: Any, data: Any, take: int, keys: tuple
     if keys is None:
         vals, cols = torch.topk(P, take, dim=1, largest=False, sorted=True)
         return vals, cols
-    qsq, n, dtype, arange = keys
+    n, dtype, arange = keys
     K = P.to(dtype)
     del P
-    K.add_(qsq[:, None]).mul_(n).add_(arange)
+    torch.add(arange, K, alpha=n, out=K)
     return torch.topk(K, take, dim=1, largest=False, sorted=True).values, None
 
 
@@ -313,7 +319,8 @@ class TorchIndex(BaseIndex):
         self._device_name = resolve_device(torch, self.device)
         self._ref = Reference(X, self.metric)
         self._model = ProxyModel(X, self._ref, "float32")
-        self._width = -(-(X.shape[1] + self._model.extra) // _PAD) * _PAD
+        # euclidean rows carry ||x||^2 and a 1 (the query's ||q||^2 when the proxy is exact)
+        self._width = -(-(X.shape[1] + 2 * self._model.extra) // _PAD) * _PAD
         self._strategy = self._pick_strategy(X)
         self._shards: list[_Shard] | None = None
         self._shard_rows: int | None = None
@@ -392,6 +399,7 @@ class TorchIndex(BaseIndex):
             rows[lo - a : hi - a, :d] = self._to_device(torch, model.scaled_rows(lo, hi).astype(np.float32))
         if model.extra:
             rows[:, d] = torch.from_numpy(model.row_sq[a:b].astype(np.float32)).to(dev)
+            rows[:, d + 1] = 1.0
         return _Shard(a, b, buffer if transposed else buffer.T)
 
     def _to_device(self, torch: ModuleType, part: Matrix, *, sparse: bool = False) -> Any:
@@ -477,31 +485,41 @@ class TorchIndex(BaseIndex):
         def launch(a: int, b: int) -> _Block:
             return self._launch(torch, shard, Q, a, b, k, take)
 
-        pending = None
+        # host threads finish blocks (reference distances, re-ranking; numpy releases the GIL)
+        # while this thread queues the next blocks on the device; a few blocks at most wait
+        workers = min(_HOST_WORKERS, resolve_n_jobs(None))
+        pool = _thread_pool(workers)
+        pending: deque[Future] = deque()
         for _, _, block in self._halving(torch, nq, rows, launch, "query row"):
-            if pending is not None:  # the host finishes a block while the device computes the next
-                self._finish(torch, shard, pending, k, dist, idx)
-            pending = block
-        if pending is not None:
-            self._finish(torch, shard, pending, k, dist, idx)
+            pending.append(pool.submit(self._finish, torch, shard, block, k, dist, idx))
+            while len(pending) > workers:
+                pending.popleft().result()
+        while pending:
+            pending.popleft().result()
         return dist, idx
 
-    def _query_matrix(self, torch: ModuleType, qb: Matrix, terms: QueryTerms, sparse: bool) -> Any:
-        """The (b, D) float32 query rows of the GEMM on the device: ``[-2 w s q, w, 0...]``."""
+    def _query_matrix(
+        self, torch: ModuleType, qb: Matrix, terms: QueryTerms, *, sparse: bool, exact: bool = False
+    ) -> Any:
+        """The (b, D) float32 query rows of the GEMM on the device.
+
+        Euclidean: ``[-2 w s q, w, 0, 0...]`` against the rows ``[s x, s^2 ||x||^2, 1, 0...]``:
+        the proxy.  ``exact``: ``[-2 q, 1, ||q||^2, 0...]``, the squared distance itself (exact
+        integers).  Cosine: ``[-2 q_hat, 0...]``.
+        """
         model, d = self._model, self._ref.n_features
         b = qb.shape[0]
         scaled = (qb * model.query_factor(terms)).astype(np.float32)
-        if sparse:  # the norm column (w) and the padding as more columns of the CSR rows
-            if model.extra:
-                w = np.full(b, terms.w, dtype=np.float32)
-                pad = sp.csr_matrix((w, np.zeros(b, dtype=np.int32), np.arange(b + 1)), shape=(b, self._width - d))
-            else:
-                pad = sp.csr_matrix((b, self._width - d), dtype=np.float32)
-            return self._to_device(torch, sp.hstack([scaled, pad], format="csr"), sparse=True)
-        qa = torch.zeros((b, self._width), dtype=torch.float32, device=self._device(torch))
-        qa[:, :d] = self._to_device(torch, scaled)
+        tail = np.zeros((b, self._width - d), dtype=np.float32)
         if model.extra:
-            qa[:, d] = terms.w
+            tail[:, 0] = terms.w
+            if exact:
+                tail[:, 1] = terms.qsq
+        if sparse:  # the extra columns as more stored values of the CSR rows
+            return self._to_device(torch, sp.hstack([scaled, sp.csr_matrix(tail)], format="csr"), sparse=True)
+        qa = torch.empty((b, self._width), dtype=torch.float32, device=self._device(torch))
+        qa[:, :d] = self._to_device(torch, scaled)
+        qa[:, d:] = self._to_device(torch, tail)
         return qa
 
     def _launch(self, torch: ModuleType, shard: _Shard, Q: Matrix, a: int, b: int, k: int, take: int) -> _Block:
@@ -509,20 +527,19 @@ class TorchIndex(BaseIndex):
         model = self._model
         qb = self._ref.prepare(Q[a:b])  # X's format, normalised for cosine
         terms = model.terms(qb)
-        exact = self.metric == "euclidean" and model.exact_proxy(terms, qb)
+        # integer data whose squared distances (and every partial sum) are exact in float32
+        top = (terms.top + model.max_norm) ** 2
+        exact = self.metric == "euclidean" and model.exact_proxy(terms, qb) and top < 2.0**24
         block = _Block(a, b, qb, terms, None if exact else model.bounds(terms, qb))
         dev = self._device(torch)
-        qa = self._query_matrix(torch, qb, terms, sparse=self._strategy == "sparse")
+        qa = self._query_matrix(torch, qb, terms, sparse=self._strategy == "sparse", exact=exact)
         keys = None
         if exact:
             n = shard.stop - shard.start
-            # the largest key: (largest squared distance + 1) * n
-            top = (terms.top + model.max_norm) ** 2 + 2
-            dtype = torch.int32 if top * n < 2**31 - 1 else torch.int64
+            dtype = torch.int32 if (top + 1) * n < 2**31 - 1 else torch.int64  # the largest key
             if dtype not in shard.arange:
                 shard.arange[dtype] = torch.arange(n, dtype=dtype, device=dev)
-            qsq = torch.from_numpy(np.rint(terms.qsq)).to(device=dev, dtype=dtype)
-            keys = (qsq, n, dtype, shard.arange[dtype])
+            keys = (n, dtype, shard.arange[dtype])
         vals, cols = _device_select(torch, qa, shard.data, k if exact else take, keys)
         if dev == "cpu":
             block.host = (vals, cols)
@@ -537,7 +554,7 @@ class TorchIndex(BaseIndex):
             host.append(h)
         block.host = (host[0], host[1])
         block.event = torch.cuda.Event()
-        block.event.record()
+        block.event.record(torch.cuda.current_stream(dev))
         return block
 
     def _finish(self, torch: ModuleType, shard: _Shard, block: _Block, k: int, dist: np.ndarray, idx: np.ndarray) -> None:
