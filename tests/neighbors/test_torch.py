@@ -82,6 +82,43 @@ def test_leave_one_out_and_k_n_minus_1(rng, device, metric):
             assert_identical(loo_kneighbors(index, data, k), loo_kneighbors(exact, data, k))
 
 
+@pytest.mark.parametrize("scale", [1e-150, 1e-30, 1e30, 1e100])
+def test_extreme_scales_and_far_queries(rng, scale):
+    X = tricky_data(rng, 80, 5) * scale
+    Q = np.vstack([tricky_queries(rng, X, 12), X[:3] * 1e45, X[3:5]])  # beyond float32's range
+    for metric in ("euclidean", "cosine"):
+        index = TorchIndex(metric=metric, device="cpu").build(X)
+        assert_identical(index.query(Q, 7), twin_kneighbors(X, Q, 7, metric))
+
+
+def test_integer_data_beyond_the_exact_range(rng):
+    # squared norms above 2**22: the proxy is not exact, the float64 re-rank decides
+    X = rng.integers(-3000, 3000, size=(100, 5)).astype(np.float64)
+    assert_identical(TorchIndex(device="cpu").build(X).query(X[:20], 9), twin_kneighbors(X, X[:20], 9))
+    # an exact proxy, but squared distances of far queries above 2**24: no integer keys
+    X = rng.integers(-1000, 1000, size=(100, 4)).astype(np.float64)
+    Q = np.vstack([X[:10], rng.integers(-1500, 1500, size=(10, 4))])
+    assert_identical(TorchIndex(device="cpu").build(X).query(Q, 9), twin_kneighbors(X, Q, 9))
+
+
+def test_mixed_formats_and_a_single_row(rng):
+    X = tricky_data(rng, 50, 6, integer=True)
+    Q = sp.csr_matrix(tricky_queries(rng, X, 9))
+    assert_identical(TorchIndex(device="cpu").build(X).query(Q, 4), twin_kneighbors(X, Q, 4))
+    dist, idx = TorchIndex(device="cpu").build([[2.0]]).query([[5.0], [2.0]], 1)
+    np.testing.assert_array_equal(idx, [[0], [0]])
+    np.testing.assert_array_equal(dist, [[3.0], [0.0]])
+
+
+def test_very_many_features_take_a_float64_product(rng):
+    # beyond ~262,000 features the float32 bound is useless: the proxy is float64, as in "exact"
+    X = sp.random(20, 262_200, density=2e-4, format="csr", random_state=rng)
+    X.data = rng.standard_normal(X.nnz)
+    for metric in ("euclidean", "cosine"):
+        index = TorchIndex(metric=metric, device="cpu").build(X)
+        assert_identical(index.query(X[:6], 5), ExactIndex(metric=metric).build(X).query(X[:6], 5))
+
+
 def test_tiny_memory_budget_means_many_shards_and_blocks(rng):
     X = tricky_data(rng, 157, 7)
     Q = tricky_queries(rng, X, 41)

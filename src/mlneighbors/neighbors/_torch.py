@@ -27,7 +27,7 @@ How a block of queries is answered
 
 Device memory
 -------------
-The index is stored once on the device (float32, ``n x (d + 1)``) when it takes at most half
+The index is stored once on the device (float32, ``n x (d + 2)``) when it takes at most half
 of the budget (``memory_budget``, else the free device memory from
 ``torch.cuda.mem_get_info``); otherwise it is cut into shards that stream through the device
 at every query, each shard's exact top-k merged by (distance, row) like
@@ -57,7 +57,7 @@ from .._config import working_memory_bytes
 from ._base import BaseIndex, import_optional, resolve_n_jobs
 from ._distance import Matrix, Reference
 from ._exact import _thread_pool
-from ._proxy import Bounds, ProxyModel, QueryTerms, rerank
+from ._proxy import EXACT_INT, Bounds, ProxyModel, QueryTerms, rerank
 from ._select import round_up
 from ._sharded import merge_kneighbors
 
@@ -72,7 +72,7 @@ _MAX_BLOCK_ELEMENTS = 2**31 - 1
 _INDEX_SHARE = 0.5
 # share of the free device memory taken when no memory_budget is given
 _FREE_SHARE = 0.9
-# bytes of device temporaries per proxy entry (the block, the integer keys, topk's work)
+# bytes of device temporaries per float32 proxy entry (the block, the keys, topk's work)
 _ENTRY_BYTES = 16
 # host threads that finish blocks while the device computes the next ones
 _HOST_WORKERS = 4
@@ -80,10 +80,12 @@ _HOST_WORKERS = 4
 _EXTRA_CANDIDATES = 16
 # cost model for sparse data (nanoseconds per proxy entry): the GEMM on densified rows per
 # column of the padded inner dimension; torch's sparse CSR product per entry and per stored
-# query value; measured with benchmarks/gpu.py (cuda: H100; cpu: 2-core AMD EPYC)
-_COST = {
-    "cuda": {"gemm": 4e-5, "sparse_entry": 0.002, "sparse_value": 0.0005},
-    "cpu": {"gemm": 0.029, "sparse_entry": 8.0, "sparse_value": 0.25},
+# query value; measured with benchmarks/gpu.py on a 2-core AMD EPYC (cpu).  Not measured on a
+# GPU yet (None): there "auto" densifies, the dense GEMM being what the raw floor runs;
+# benchmarks/gpu.py prints the constants to put here
+_COST: dict[str, dict[str, float] | None] = {
+    "cuda": None,
+    "cpu": {"gemm": 0.04, "sparse_entry": 6.0, "sparse_value": 0.3},
 }
 
 
@@ -163,7 +165,7 @@ def _device_select(torch: ModuleType, qa: Any, data: Any, take: int, keys: tuple
     """The device work of one block: the proxy block by one product and its selection.
 
     ``qa`` is the (b, D) query matrix (dense, or sparse CSR), ``data`` the shard's (D, n)
-    float32 rows (a transposed view or contiguous).  Without ``keys``: the ``take`` smallest
+    rows (a transposed view or contiguous).  Without ``keys``: the ``take`` smallest
     proxies of every row and their columns (``torch.topk``, ascending).  With
     ``keys = (n, dtype, arange)`` (the product is the exact squared distance, an integer):
     the ``take`` smallest keys ``dist2 * n + column`` and None.
@@ -183,7 +185,7 @@ def _device_select(torch: ModuleType, qa: Any, data: Any, take: int, keys: tuple
 
 
 class _Shard:
-    """Rows ``start:stop`` of the index on the device: ``data`` (D, n_rows) float32, a
+    """Rows ``start:stop`` of the index on the device: ``data`` (D, n_rows), a
     transposed view of the row-major copy (dense strategy) or a contiguous copy (sparse)."""
 
     def __init__(self, start: int, stop: int, data: Any) -> None:
@@ -230,8 +232,9 @@ class TorchIndex(BaseIndex):
     sparse_strategy : {"auto", "densify", "sparse"}, default="auto"
         For sparse CSR data: ``"densify"`` densifies every block of queries on the device for
         the dense GEMM; ``"sparse"`` keeps the queries sparse (torch's CSR product);
-        ``"auto"`` picks by a cost model measured per device type (stored values per row
-        against the number of features).
+        ``"auto"`` picks by a cost model (stored values per row against the number of
+        features), measured for the CPU; on a GPU it densifies until the model is measured
+        there.
 
     Attributes
     ----------
@@ -321,6 +324,7 @@ class TorchIndex(BaseIndex):
         self._model = ProxyModel(X, self._ref, "float32")
         # euclidean rows carry ||x||^2 and a 1 (the query's ||q||^2 when the proxy is exact)
         self._width = -(-(X.shape[1] + 2 * self._model.extra) // _PAD) * _PAD
+        self._row_bytes = self._width * self._model.dtype.itemsize
         self._strategy = self._pick_strategy(X)
         self._shards: list[_Shard] | None = None
         self._shard_rows: int | None = None
@@ -338,6 +342,8 @@ class TorchIndex(BaseIndex):
         if self.sparse_strategy == "sparse":
             return "sparse"
         cost = _COST["cuda" if self._device_name.startswith("cuda") else "cpu"]
+        if cost is None:
+            return "dense"
         values = X.nnz / X.shape[0] + 1  # stored values per query row (estimated from X), + norm
         t_sparse = cost["sparse_entry"] + cost["sparse_value"] * values
         return "sparse" if t_sparse < cost["gemm"] * self._width else "dense"
@@ -354,7 +360,7 @@ class TorchIndex(BaseIndex):
         return _FREE_SHARE * (free + cached) + self._shard_bytes(getattr(self, "_shards", None) or [])
 
     def _shard_bytes(self, shards: list[_Shard]) -> int:
-        return sum(4 * self._width * (s.stop - s.start) for s in shards)
+        return sum(self._row_bytes * (s.stop - s.start) for s in shards)
 
     def _temporary_bytes(self, torch: ModuleType, shard: _Shard) -> float:
         """Bytes for the temporaries of a query while ``shard`` is on the device."""
@@ -375,7 +381,7 @@ class TorchIndex(BaseIndex):
         if getattr(self, "_shard_rows", None) is None:
             self._shards = None
             budget = self._budget(torch)
-            fits = n if budget == math.inf else int(_INDEX_SHARE * budget // (4 * self._width))
+            fits = n if budget == math.inf else int(_INDEX_SHARE * budget // self._row_bytes)
             self._shard_rows = min(n, max(1, fits))
         if self._shards is None and self._shard_rows == n:
             try:
@@ -386,24 +392,25 @@ class TorchIndex(BaseIndex):
         return self._shards
 
     def _upload(self, torch: ModuleType, a: int, b: int) -> _Shard:
-        """Rows ``a:b`` of the index as float32 on the device, converted in budgeted slices."""
+        """Rows ``a:b`` of the index on the device (the GEMM's precision), converted in budgeted
+        slices."""
         model, dev, d = self._model, self._device(torch), self._ref.n_features
         # the sparse product wants (D, n) contiguous, the GEMM takes the transposed view of (n, D)
         transposed = self._strategy == "sparse"
         shape = (self._width, b - a) if transposed else (b - a, self._width)
-        buffer = torch.zeros(shape, dtype=torch.float32, device=dev)
+        buffer = torch.zeros(shape, dtype=getattr(torch, model.dtype.name), device=dev)
         rows = buffer.T if transposed else buffer
         step = max(1, working_memory_bytes() // (16 * max(d, 1)))
         for lo in range(a, b, step):
             hi = min(lo + step, b)
-            rows[lo - a : hi - a, :d] = self._to_device(torch, model.scaled_rows(lo, hi).astype(np.float32))
+            rows[lo - a : hi - a, :d] = self._to_device(torch, model.scaled_rows(lo, hi).astype(model.dtype))
         if model.extra:
-            rows[:, d] = torch.from_numpy(model.row_sq[a:b].astype(np.float32)).to(dev)
+            rows[:, d] = torch.from_numpy(model.row_sq[a:b].astype(model.dtype)).to(dev)
             rows[:, d + 1] = 1.0
         return _Shard(a, b, buffer if transposed else buffer.T)
 
     def _to_device(self, torch: ModuleType, part: Matrix, *, sparse: bool = False) -> Any:
-        """A float32 host matrix on the device: dense, or CSR (densified there unless ``sparse``)."""
+        """A host matrix on the device: dense, or CSR (densified there unless ``sparse``)."""
         dev = self._device(torch)
         if not sp.issparse(part):
             return torch.from_numpy(np.ascontiguousarray(part)).to(dev)
@@ -417,6 +424,9 @@ class TorchIndex(BaseIndex):
                 check_invariants=False,
             ).to(dev)
         return csr if sparse else csr.to_dense()
+
+    def _entry_bytes(self) -> int:
+        return _ENTRY_BYTES * self._model.dtype.itemsize // 4
 
     def _release(self, torch: ModuleType) -> None:
         if self._device(torch).startswith("cuda"):
@@ -462,7 +472,7 @@ class TorchIndex(BaseIndex):
                 if b - a == 1:
                     raise MemoryError(
                         f"TorchIndex: device {self._device(torch)!r} ran out of memory with a single {what} "
-                        f"({self._ref.n_samples} indexed rows of {self._width} float32 columns); "
+                        f"({self._ref.n_samples} indexed rows of {self._width} {self._model.dtype} columns); "
                         "set a smaller memory_budget or free device memory"
                     ) from exc
                 rows = (b - a) // 2
@@ -479,7 +489,7 @@ class TorchIndex(BaseIndex):
         dist = np.empty((nq, k), dtype=np.float64)
         idx = np.empty((nq, k), dtype=np.intp)
         free = self._temporary_bytes(torch, shard)
-        row_bytes = _ENTRY_BYTES * n + 8 * self._width + 32 * take
+        row_bytes = self._entry_bytes() * n + 2 * self._row_bytes + 32 * take
         rows = int(max(1, min(nq, free // row_bytes, _MAX_BLOCK_ELEMENTS // n)))
 
         def launch(a: int, b: int) -> _Block:
@@ -487,7 +497,8 @@ class TorchIndex(BaseIndex):
 
         # host threads finish blocks (reference distances, re-ranking; numpy releases the GIL)
         # while this thread queues the next blocks on the device; a few blocks at most wait
-        workers = min(_HOST_WORKERS, resolve_n_jobs(None))
+        # (on the CPU device torch's own threads take the cores: one host thread)
+        workers = 1 if self._device(torch) == "cpu" else min(_HOST_WORKERS, resolve_n_jobs(None))
         pool = _thread_pool(workers)
         pending: deque[Future] = deque()
         for _, _, block in self._halving(torch, nq, rows, launch, "query row"):
@@ -501,7 +512,8 @@ class TorchIndex(BaseIndex):
     def _query_matrix(
         self, torch: ModuleType, qb: Matrix, terms: QueryTerms, *, sparse: bool, exact: bool = False
     ) -> Any:
-        """The (b, D) float32 query rows of the GEMM on the device.
+        """The (b, D) query rows of the GEMM on the device (float32, or float64 where the model
+        says so: more than about 260,000 features).
 
         Euclidean: ``[-2 w s q, w, 0, 0...]`` against the rows ``[s x, s^2 ||x||^2, 1, 0...]``:
         the proxy.  ``exact``: ``[-2 q, 1, ||q||^2, 0...]``, the squared distance itself (exact
@@ -509,15 +521,15 @@ class TorchIndex(BaseIndex):
         """
         model, d = self._model, self._ref.n_features
         b = qb.shape[0]
-        scaled = (qb * model.query_factor(terms)).astype(np.float32)
-        tail = np.zeros((b, self._width - d), dtype=np.float32)
+        scaled = (qb * model.query_factor(terms)).astype(model.dtype)
+        tail = np.zeros((b, self._width - d), dtype=model.dtype)
         if model.extra:
             tail[:, 0] = terms.w
             if exact:
                 tail[:, 1] = terms.qsq
         if sparse:  # the extra columns as more stored values of the CSR rows
             return self._to_device(torch, sp.hstack([scaled, sp.csr_matrix(tail)], format="csr"), sparse=True)
-        qa = torch.empty((b, self._width), dtype=torch.float32, device=self._device(torch))
+        qa = torch.empty((b, self._width), dtype=getattr(torch, model.dtype.name), device=self._device(torch))
         qa[:, :d] = self._to_device(torch, scaled)
         qa[:, d:] = self._to_device(torch, tail)
         return qa
@@ -527,9 +539,9 @@ class TorchIndex(BaseIndex):
         model = self._model
         qb = self._ref.prepare(Q[a:b])  # X's format, normalised for cosine
         terms = model.terms(qb)
-        # integer data whose squared distances (and every partial sum) are exact in float32
+        # integer data whose squared distances (and every partial sum) are exact in the GEMM
         top = (terms.top + model.max_norm) ** 2
-        exact = self.metric == "euclidean" and model.exact_proxy(terms, qb) and top < 2.0**24
+        exact = self.metric == "euclidean" and model.exact_proxy(terms, qb) and top < EXACT_INT[model.dtype]
         block = _Block(a, b, qb, terms, None if exact else model.bounds(terms, qb))
         dev = self._device(torch)
         qa = self._query_matrix(torch, qb, terms, sparse=self._strategy == "sparse", exact=exact)
@@ -575,7 +587,7 @@ class TorchIndex(BaseIndex):
         c = cols.ravel() + shard.start  # row numbers of the whole index
         covered = np.full(nb, np.inf)
         if take < shard.stop - shard.start:  # every entry below the last candidate was taken
-            covered = np.nextafter(vals[:, -1], np.float32(-np.inf)).astype(np.float64)
+            covered = np.nextafter(vals[:, -1], vals.dtype.type(-np.inf)).astype(np.float64)
         slack = block.bounds.slack(vals[:, k - 1].astype(np.float64))
 
         def rescan(short: np.ndarray, thr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -594,13 +606,13 @@ class TorchIndex(BaseIndex):
         rows_out, cols_out = [], []
         qb_short = block.qb[short]
         free = self._temporary_bytes(torch, shard)
-        rows = int(max(1, min(len(short), _MAX_BLOCK_ELEMENTS // n, free // (_ENTRY_BYTES * n))))
+        rows = int(max(1, min(len(short), _MAX_BLOCK_ELEMENTS // n, free // (self._entry_bytes() * n))))
 
         def run(a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
             # the block's own terms (its factor w): the proxies the thresholds are about
             qa = self._query_matrix(torch, qb_short[a:b], block.terms, sparse=False)
             P = qa @ shard.data
-            limit = torch.from_numpy(round_up(thr[a:b], np.dtype(np.float32))).to(P.device)
+            limit = torch.from_numpy(round_up(thr[a:b], self._model.dtype)).to(P.device)
             hits = torch.nonzero(P <= limit[:, None]).cpu().numpy()
             return short[a + hits[:, 0]], hits[:, 1] + shard.start
 
