@@ -119,6 +119,21 @@ def test_evaluate_matches_the_library(shared_data, capsys):
     assert got["ranking_loss"] == pytest.approx(want["ranking_loss"])
 
 
+def test_backend_torch_gives_the_exact_results(shared_data, capsys):
+    pytest.importorskip("torch")
+    argv = ["evaluate", "emotions", "--model", "mlknn", "--split", "--format", "json",
+            "--metrics", "hamming_loss,ranking_loss", "--data-home", str(shared_data)]
+    assert main(argv) == 0
+    want = {r["metric"]: r["value"] for r in json.loads(capsys.readouterr().out)["results"]}
+    assert main(argv + ["--backend", "torch", "--backend-param", "device=cpu"]) == 0
+    got = {r["metric"]: r["value"] for r in json.loads(capsys.readouterr().out)["results"]}
+    assert got["hamming_loss"] == want["hamming_loss"] and got["ranking_loss"] == want["ranking_loss"]
+    _one_line_error(capsys, argv + ["--backend", "torch", "--backend-param", "devise=cpu"], 2,
+                    "backend 'torch' has no parameter 'devise'", "device, memory_budget, sparse_strategy")
+    _one_line_error(capsys, argv + ["--backend", "torch", "--backend-param", "device=tpu"], 1,
+                    "device must be None, 'cpu', 'cuda' or 'cuda:N', got device='tpu'")
+
+
 def test_compare_side_by_side(shared_data, capsys):
     argv = ["compare", "emotions", "--models", "mlknn,brknn-a,lamlknn,bknn", "--cv", "2", "--minmax",
             "--metrics", "hamming_loss,micro_f1", "--param", "lamlknn.n_clusters=2",

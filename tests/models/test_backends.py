@@ -15,9 +15,14 @@ import pytest
 from sklearn.pipeline import Pipeline
 
 from mlneighbors import BKNN, BLDA, BRkNN, DMLkNN, HybridKNN, LAMLkNN, LPkNN, MLkNN
-from mlneighbors.neighbors import loo_kneighbors
+from mlneighbors.neighbors import ShardedIndex, get_index, loo_kneighbors
 
 from .conftest import corner_data
+
+try:
+    import torch
+except ImportError:  # pragma: no cover - torch is in the test extra
+    torch = None
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*no positive training example:UserWarning")
 
@@ -94,6 +99,44 @@ def test_every_model_reaches_a_custom_index(model, rng):
     np.testing.assert_allclose(custom.predict_proba(Q), reference.predict_proba(Q), rtol=1e-9, atol=1e-12)
 
 
+TORCH_DEVICES = [
+    "cpu",
+    pytest.param(
+        "cuda",
+        marks=[
+            pytest.mark.cuda,
+            pytest.mark.skipif(torch is None or not torch.cuda.is_available(), reason="needs a CUDA device"),
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize("device", TORCH_DEVICES)
+@pytest.mark.parametrize("continuous", [True, False], ids=["continuous", "integer"])
+@pytest.mark.parametrize("model", MODELS, ids=repr)
+def test_every_model_on_the_torch_backend_predicts_as_with_exact(model, continuous, device, rng):
+    if torch is None:
+        pytest.skip("needs torch")
+    # integer features take the backend's exact-key path, continuous ones the float64 re-rank
+    X, Y, Q = corner_data(rng, "empty", n_features=4, continuous=continuous)
+    reference = _with_backend(type(model)(**model.get_params()), "exact").fit(X, Y)
+    on_torch = type(model)(**model.get_params()).set_params(backend="torch", backend_params={"device": device})
+    on_torch.fit(X, Y)
+    np.testing.assert_array_equal(on_torch.predict(Q), reference.predict(Q))
+    if isinstance(model, BKNN):
+        # BKNN with "exact" takes the engine's masked label search (its own distances, from
+        # ||q||^2 - 2 q.x + ||x||^2); any other index one search per label, as "torch" does
+        np.testing.assert_allclose(on_torch.predict_proba(Q), reference.predict_proba(Q), rtol=1e-12)
+        per_label = ShardedIndex(get_index("exact"), n_shards=1)
+        reference = type(model)(**model.get_params()).set_params(backend=per_label).fit(X, Y)
+    np.testing.assert_array_equal(on_torch.predict_proba(Q), reference.predict_proba(Q))
+    for queries in (None, Q):
+        for got, want in zip(on_torch.kneighbors(queries), reference.kneighbors(queries), strict=True):
+            np.testing.assert_array_equal(got, want)
+    loaded = pickle.loads(pickle.dumps(on_torch))  # no index, no device tensor: rebuilt on use
+    np.testing.assert_array_equal(loaded.predict_proba(Q), reference.predict_proba(Q))
+
+
 def test_a_pipeline_reaches_a_custom_index(rng):
     X, Y, Q = corner_data(rng, "empty", n_features=4, continuous=True)
     CountingIndex.calls.clear()
@@ -112,8 +155,6 @@ def test_kneighbors_none_is_leave_one_out(model, rng):
     assert idx.shape == (len(X), k)
     assert not (idx == np.arange(len(X))[:, None]).any()  # the row itself is left out
     if not isinstance(model, HybridKNN):
-        from mlneighbors.neighbors import get_index
-
         want = loo_kneighbors(get_index("exact").build(X), X, k)
         np.testing.assert_array_equal(idx, want[1])
         np.testing.assert_array_equal(dist, want[0])

@@ -100,8 +100,8 @@ def test_importing_the_package_imports_no_optional_library():
     import subprocess
 
     code = (
-        "import sys, mlneighbors.neighbors as m; m.get_index('hnswlib'); "
-        "optional = ('faiss', 'hnswlib', 'pynndescent', 'numba', 'dask'); "
+        "import sys, mlneighbors.neighbors as m; m.get_index('hnswlib'); m.get_index('torch'); "
+        "optional = ('faiss', 'hnswlib', 'pynndescent', 'numba', 'dask', 'torch'); "
         "print(sorted(x for x in optional if sys.modules.get(x) is not None))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

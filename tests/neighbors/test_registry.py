@@ -15,12 +15,12 @@ from mlneighbors.neighbors import (
 
 
 def test_registered_names():
-    assert sorted(BACKENDS) == ["exact", "faiss-hnsw", "faiss-ivf", "hnswlib", "pca-window", "pynndescent"]
+    assert sorted(BACKENDS) == ["exact", "faiss-hnsw", "faiss-ivf", "hnswlib", "pca-window", "pynndescent", "torch"]
     for name, cls in BACKENDS.items():
         index = get_index(name)
         assert isinstance(index, cls) and isinstance(index, NeighborIndex)
         assert index.metric == ("cosine" if name == "pca-window" else "euclidean")
-        assert index.exact == (name == "exact")
+        assert index.exact == (name in ("exact", "torch"))
         assert not hasattr(index, "n_samples_fit_")  # unbuilt
 
 

@@ -19,7 +19,11 @@ def test_k_out_of_range_raises_before_the_library(name, monkeypatch):
         if name == "pynndescent":
             pytest.skip("building pynndescent compiles numba kernels (slow)")
     index.build(np.random.default_rng(0).standard_normal((5, 2)))
-    if name != "exact":
+    if name == "torch":
+        import mlneighbors.neighbors._torch as torch_backend
+
+        monkeypatch.setattr(torch_backend, "_device_select", lambda *a: pytest.fail("device called"))
+    elif name != "exact":
         monkeypatch.setattr(index, "_search_library", lambda *a: pytest.fail("library called"))
     with pytest.raises(ValueError, match=r"k=6 is larger than the number of indexed points \(5\)"):
         index.query(np.zeros((1, 2)), 6)

@@ -19,8 +19,9 @@ Every model of the package gets its neighbours here and nowhere else: the estima
 backend registered here reaches every model.
 
 Registered backends (:func:`get_index`): ``"exact"`` (default, :class:`ExactIndex`),
+``"torch"`` (:class:`TorchIndex`: the same exact search on a GPU, or the CPU, through PyTorch),
 ``"faiss-ivf"``, ``"faiss-hnsw"``, ``"hnswlib"``, ``"pynndescent"``, ``"pca-window"``; the libraries behind
-the approximate ones are optional and imported only when an index is built.
+the optional ones (PyTorch and the approximate ones) are imported only when an index is built.
 
 One search for the largest k
 ----------------------------
@@ -45,6 +46,7 @@ from ._labels import LabelRestrictedIndex
 from ._loo import drop_self, loo_kneighbors
 from ._registry import BACKENDS, get_index, resolve_backend
 from ._sharded import ShardedIndex, merge_kneighbors
+from ._torch import TorchIndex
 from ._window import PCAWindowIndex, window_starts
 
 __all__ = [
@@ -61,6 +63,7 @@ __all__ = [
     "PCAWindowIndex",
     "PyNNDescentIndex",
     "ShardedIndex",
+    "TorchIndex",
     "check_result",
     "check_scale",
     "drop_self",

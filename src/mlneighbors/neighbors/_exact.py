@@ -40,10 +40,8 @@ re-ranking is needed: the first k by (proxy, index) are taken directly.  Binary 
 
 from __future__ import annotations
 
-import math
 import os
 import threading
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar
 
@@ -52,13 +50,11 @@ import scipy.sparse as sp
 
 from .._config import CACHE_BYTES, working_memory_bytes
 from ._base import BaseIndex, check_positive_int, resolve_n_jobs
-from ._distance import Matrix, Reference, row_norms_sq
+from ._distance import Matrix, Reference
+from ._proxy import U, Bounds, ProxyModel, is_integral, rerank
 from ._select import first_k, kth_upper_bound, round_up, row_starts, survivor_chunks, survivors
 
 __all__ = ["ExactIndex"]
-
-_U = {np.dtype(np.float32): 2.0**-24, np.dtype(np.float64): 2.0**-53}
-_EXACT_INT = {np.dtype(np.float32): 2.0**24, np.dtype(np.float64): 2.0**53}
 # a block holds at most this many proxy values (32 MiB in float32): the GEMM output then
 # stays in the last-level cache for the passes of the selection
 _MAX_BLOCK_ELEMENTS = CACHE_BYTES["proxy_block"] // 4
@@ -100,18 +96,6 @@ def _blas_single_thread() -> Any:
         if _controller is None:
             _controller = ThreadpoolController()  # scanning the loaded libraries is slow: once
     return _controller.limit(limits=1, user_api="blas")
-
-
-def _is_integral(X: Matrix) -> bool:
-    data = X.data if sp.issparse(X) else X
-    return bool(np.all(data == np.rint(data)))
-
-
-def _scale_of(max_norm: float) -> float:
-    """A power of two bringing ``max_norm`` into (1/2, 1]: exact, so it changes no ranking."""
-    if max_norm == 0.0 or not math.isfinite(max_norm):
-        return 1.0
-    return 2.0 ** (-math.ceil(math.log2(max_norm)))
 
 
 class ExactIndex(BaseIndex):
@@ -222,44 +206,27 @@ class ExactIndex(BaseIndex):
         self._budget = working_memory_bytes(working_memory=self.working_memory)
         self._n_threads = resolve_n_jobs(self.n_jobs)
         self._ref = Reference(X, self.metric)
-        dtype = np.dtype(self.precision)
-        if dtype == np.float32 and (d + 17) * _U[dtype] > 1 / 64:
-            dtype = np.dtype(np.float64)  # the float32 error bound would be useless
-        self._dtype = dtype
-        data = self._ref.X  # normalised rows for cosine
-        self._integral = self.metric != "cosine" and _is_integral(X)
         if self.metric == "manhattan":
+            self._dtype = np.dtype(np.float64)
+            self._integral = is_integral(X)
             l1 = abs(X).sum(axis=1)
             self._max_l1 = float(np.max(l1))
             self._strategy = "pairwise"
             return
-        if self.metric == "euclidean":
-            sq = row_norms_sq(X)
-            max_norm = math.sqrt(float(sq.max()))
-            exact_ok = self._integral and sq.max() < _EXACT_INT[dtype] / 4
-            self._scale = 1.0 if exact_ok else _scale_of(max_norm)
-            self._integral = exact_ok
-            self._max_norm = max_norm * self._scale
-        else:
-            sq = row_norms_sq(data)
-            self._scale = 1.0
-            self._max_norm = math.sqrt(float(sq.max()))
-        s = self._scale
+        model = self._model = ProxyModel(X, self._ref, self.precision)
+        dtype = self._dtype = model.dtype
         self._strategy = self._pick_strategy(X)
         if self._strategy == "sparse":
-            Xs = data * s if s != 1.0 else data
-            self._XT = Xs.T.tocsr().astype(dtype)
-            self._xn = (sq * (s * s)).astype(dtype) if self.metric == "euclidean" else None
+            self._XT = model.scaled_rows(0, n).T.tocsr().astype(dtype)
+            self._xn = model.row_sq.astype(dtype) if self.metric == "euclidean" else None
         else:
-            extra = 1 if self.metric == "euclidean" else 0
-            Xa = np.empty((n, d + extra), dtype=dtype)
+            Xa = np.empty((n, d + model.extra), dtype=dtype)
             step = max(1, self._budget // (16 * max(d, 1)))
             for a in range(0, n, step):  # sparse rows are densified in budgeted slices
-                part = data[a : a + step]
-                part = part.toarray() if sp.issparse(part) else part
-                Xa[a : a + step, :d] = part * s if s != 1.0 else part
-            if extra:
-                Xa[:, d] = sq * (s * s)
+                part = model.scaled_rows(a, a + step)
+                Xa[a : a + step, :d] = part.toarray() if sp.issparse(part) else part
+            if model.extra:
+                Xa[:, d] = model.row_sq
             self._Xa = Xa
 
     @property
@@ -359,44 +326,24 @@ class ExactIndex(BaseIndex):
         mask = np.less_equal(P, thr[:, None], out=buffers[1][: b - a])
         for c0, c1 in survivor_chunks(mask, budget):
             r, c, v = survivors(mask[c0:c1], P[c0:c1])
-            starts = row_starts(r, c1 - c0)
             if bounds.from_proxy is not None:
                 # exact proxy: (value, column) order is the answer
-                pos = first_k(starts, k)
+                pos = first_k(row_starts(r, c1 - c0), k)
                 dist[a + c0 : a + c1] = bounds.from_proxy(v[pos], c0 + r[pos])
                 idx[a + c0 : a + c1] = c[pos]
                 continue
-            known = np.full(len(r), np.nan)
-            if bounds.refine is None:
-                kth = v[starts[:-1] + k - 1].astype(np.float64)
-                keep = v <= (kth + slack[c0:c1])[r]
-            else:
-                # the reference distances of the k best by proxy bound the k-th distance;
-                # the candidates' norms are then bounded too, and so is the proxy's error
-                pos = first_k(starts, k)
-                dk = self._ref.grid_distances(qb[c0:c1], c[pos], budget)
-                known[pos] = dk
-                thr2 = bounds.refine(dk.max(axis=1), c0, c1)
-                keep = v <= thr2[r]
-                short = np.flatnonzero(thr2 > thr[c0:c1].astype(np.float64))
-                if short.size:  # rare: the first pass kept too little for these rows
-                    sub = P[c0 + short] <= round_up(thr2[short], P.dtype)[:, None]
-                    flat = np.flatnonzero(sub)
-                    keep &= ~np.isin(r, short)
-                    r = np.concatenate([r[keep], short[flat // n]])
-                    c = np.concatenate([c[keep], flat % n])
-                    known = np.concatenate([known[keep], np.full(len(flat), np.nan)])
-                    keep = np.ones(len(r), dtype=bool)
-            r, c, dr = r[keep], c[keep], known[keep]
-            todo = np.flatnonzero(np.isnan(dr))
-            dr[todo] = self._ref.pair_distances(qb, c0 + r[todo], c[todo], budget)
-            order = np.lexsort((c, dr, r))
-            r, c, dr = r[order], c[order], dr[order]
-            pos = first_k(row_starts(r, c1 - c0), k)
-            dist[a + c0 : a + c1] = dr[pos]
-            idx[a + c0 : a + c1] = c[pos]
 
-    def _proxy(self, qb: Matrix, out: np.ndarray | None) -> tuple[np.ndarray, _Bounds]:
+            def rescan(short: np.ndarray, thr2: np.ndarray, c0: int = c0) -> tuple[np.ndarray, np.ndarray]:
+                sub = P[c0 + short] <= round_up(thr2, P.dtype)[:, None]
+                flat = np.flatnonzero(sub)
+                return short[flat // n], flat % n
+
+            dist[a + c0 : a + c1], idx[a + c0 : a + c1] = rerank(
+                self._ref, qb, (r, c, v), k, bounds, rows=(c0, c1), covered=thr[c0:c1].astype(np.float64),
+                slack=slack[c0:c1], rescan=rescan, budget=budget,
+            )
+
+    def _proxy(self, qb: Matrix, out: np.ndarray | None) -> tuple[np.ndarray, Bounds]:
         """Proxy block ``P`` (b, n), written into ``out`` where the path allows, and the
         rounding-error bounds that go with it."""
         dtype = self._dtype
@@ -407,101 +354,23 @@ class ExactIndex(BaseIndex):
 
             P = pairwise_distances(qb, self._ref.X, metric="manhattan")
             ql1 = np.asarray(abs(qb).sum(axis=1)).ravel()
-            if self._integral and _is_integral(qb) and ql1.max() + self._max_l1 < 2.0**52:
-                return P, _Bounds(exact=lambda v, rows: v.astype(np.float64))
-            u = _U[np.dtype(np.float64)]
+            if self._integral and is_integral(qb) and ql1.max() + self._max_l1 < 2.0**52:
+                return P, Bounds(exact=lambda v, rows: v.astype(np.float64))
+            u = U[np.dtype(np.float64)]
             slack = 2.02 * (d + 16) * u * (ql1 + self._max_l1) + 2.0**-1000
-            return P, _Bounds(slack=slack)
+            return P, Bounds(slack=slack)
 
-        u = _U[dtype]
-        gamma = (d + 1) * u / (1 - (d + 1) * u)
-        c_round = 1.01 * (gamma * (1 + 2 * u + u * u) + 3 * u)
-        c_ref = 4 * (d + 16) * _U[np.dtype(np.float64)]
-        tiny = (d + 2) * 2.0**-100
-        M = self._max_norm
-        s = self._scale
-        sparse_q = sp.issparse(qb)
-        if self.metric == "cosine":  # rows of qb are already normalised; norms <= 1
-            qnorm = np.sqrt(row_norms_sq(qb))
-            if self._strategy == "sparse":
-                Qa = (qb * -2.0).astype(dtype)
-                P = out
-                (Qa @ self._XT).toarray(out=P)
-            else:
-                qa = ((qb.toarray() if sparse_q else qb) * -2.0).astype(dtype)
-                P = out
-                np.matmul(qa, self._Xa.T, out=P)
-            eps = c_round * 2 * qnorm * M + c_ref * 2 * (1 + qnorm * M) + tiny
-            return P, _Bounds(slack=2.0 * eps)
-
-        qsq = row_norms_sq(qb) * (s * s)  # scaling by a power of two is exact
-        qnorm = np.sqrt(qsq)
-        top = float(qnorm.max())
-        # a query far larger than the data: scale the block down (a power of 4) so the
-        # float32 products cannot overflow; the ranking of a row is unchanged
-        w = 1.0
-        if top > 2.0**40:
-            w = 4.0 ** (-(math.ceil(math.log2(top)) - 40))
+        model = self._model
+        terms = model.terms(qb)
+        factor = model.query_factor(terms)
         if self._strategy == "sparse":
-            Qa = (qb * (-2.0 * w * s)).astype(dtype)
-            P = out
-            (Qa @ self._XT).toarray(out=P)
-            P += (self._xn * w).astype(dtype) if w != 1.0 else self._xn
+            ((qb * factor).astype(dtype) @ self._XT).toarray(out=out)
+            if model.extra:
+                out += (self._xn * terms.w).astype(dtype) if terms.w != 1.0 else self._xn
         else:
-            qa = np.empty((b, d + 1), dtype=dtype)
-            qa[:, :d] = (qb.toarray() if sparse_q else qb) * (-2.0 * w * s)
-            qa[:, d] = w
-            P = out
-            np.matmul(qa, self._Xa.T, out=P)
-        if self._integral and w == 1.0 and _is_integral(qb) and 2 * top * M + M * M < _EXACT_INT[dtype]:
-            return P, _Bounds(exact=lambda v, rows: np.sqrt(np.maximum(qsq[rows] + v, 0.0)))
-
-        def eps(R: np.ndarray, rows: slice) -> np.ndarray:
-            """Error bound of the proxy (and of the reference distances) for every indexed row
-            of norm <= R (scaled units), per query."""
-            qn = qnorm[rows]
-            return w * (c_round * (R * R + 2 * qn * R) + c_ref * (qn + R) ** 2) + tiny
-
-        def slack(ub: np.ndarray) -> np.ndarray:
-            # first pass: a generous guess of the neighbourhood's radius from the proxy
-            radius = np.sqrt(np.maximum(qsq + ub / w, 0.0)) * 1.125 + 2.0**-20 * M
-            return _FIRST_PASS_SLACK * eps(np.minimum(qnorm + radius, M), slice(None))
-
-        def refine(D: np.ndarray, c0: int, c1: int) -> np.ndarray:
-            # D (unscaled) >= the k-th reference distance; the k nearest rows and everything
-            # tied with them have norm <= ||q|| + D and proxy <= D^2 - ||q||^2 (+ error)
-            Ds = D * s * (1 + 2.0**-40)
-            rows = slice(c0, c1)
-            R = np.minimum(qnorm[rows] + Ds, M)
-            q2 = qsq[rows]
-            return w * (Ds * Ds - q2) + eps(R, rows) + 2.0**-50 * w * (Ds * Ds + q2)
-
-        return P, _Bounds(slack=slack, refine=refine)
-
-
-class _Bounds:
-    """What the selection needs to know about a proxy block's rounding error.
-
-    exact : maps proxy values (and block rows) to distances when the proxy is exact
-        (integer data), else None;
-    slack : per-row slack (array) or a function of the per-row upper bound of the k-th
-        proxy, for the first pass;
-    refine : None, or the rigorous per-row threshold from an upper bound of the k-th
-        reference distance (euclidean: local norms, not the largest norm of the data).
-    """
-
-    def __init__(
-        self,
-        *,
-        exact: Callable[..., np.ndarray] | None = None,
-        slack: np.ndarray | Callable[[np.ndarray], np.ndarray] | None = None,
-        refine: Callable[[np.ndarray, int, int], np.ndarray] | None = None,
-    ) -> None:
-        self.from_proxy = exact
-        self._slack = slack
-        self.refine = refine
-
-    def slack(self, ub: np.ndarray) -> np.ndarray:
-        if self.from_proxy is not None or self._slack is None:
-            return np.zeros_like(ub)
-        return self._slack(ub) if callable(self._slack) else self._slack
+            qa = np.empty((b, d + model.extra), dtype=dtype)
+            qa[:, :d] = (qb.toarray() if sp.issparse(qb) else qb) * factor
+            if model.extra:
+                qa[:, d] = terms.w
+            np.matmul(qa, self._Xa.T, out=out)
+        return out, model.bounds(terms, qb, _FIRST_PASS_SLACK)

@@ -9,6 +9,7 @@ from typing import Any
 from ._approximate import FaissHNSWIndex, FaissIVFIndex, HnswlibIndex, PyNNDescentIndex
 from ._base import METRICS, BaseIndex, check_metric, unbuilt_copy
 from ._exact import ExactIndex
+from ._torch import TorchIndex
 from ._window import PCAWindowIndex
 
 __all__ = ["BACKENDS", "get_index", "resolve_backend"]
@@ -16,6 +17,7 @@ __all__ = ["BACKENDS", "get_index", "resolve_backend"]
 #: registered backend name -> index class ("exact" is the default everywhere)
 BACKENDS: dict[str, type[BaseIndex]] = {
     "exact": ExactIndex,
+    "torch": TorchIndex,
     "faiss-ivf": FaissIVFIndex,
     "faiss-hnsw": FaissHNSWIndex,
     "hnswlib": HnswlibIndex,
@@ -30,13 +32,15 @@ def get_index(name: str = "exact", *, metric: str | None = None, **params: Any) 
     Parameters
     ----------
     name : str, default="exact"
-        A key of :data:`BACKENDS`: "exact", "faiss-ivf", "faiss-hnsw", "hnswlib",
-        "pynndescent", "pca-window" (the hybrid kNN's candidate search; cosine only).
+        A key of :data:`BACKENDS`: "exact", "torch" (the exact search on a GPU through
+        PyTorch, same results), "faiss-ivf", "faiss-hnsw", "hnswlib", "pynndescent",
+        "pca-window" (the hybrid kNN's candidate search; cosine only).
     metric : str, default=None
         Checked against the metrics the backend supports; None: the backend's first
         (``"euclidean"``, or ``"cosine"`` for "pca-window").
     **params
-        The backend's own parameters (e.g. ``nprobe`` for "faiss-ivf", ``ef`` for "hnswlib").
+        The backend's own parameters (e.g. ``device`` for "torch", ``nprobe`` for "faiss-ivf",
+        ``ef`` for "hnswlib").
 
     Returns
     -------

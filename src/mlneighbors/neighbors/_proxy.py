@@ -1,0 +1,295 @@
+"""The float proxy of the exact engines and its rigorous rounding-error bounds (numpy only).
+
+Both exact engines (:class:`~mlneighbors.neighbors.ExactIndex` on the CPU and
+:class:`~mlneighbors.neighbors.TorchIndex` on a torch device) rank the indexed rows of a
+query by a proxy from one GEMM, ``p = ||x||^2 - 2 q.x`` (euclidean; ``||q||^2`` is constant per
+query) or ``p = -2 q_hat.x_hat`` (cosine), computed in float32, and re-rank the rows that the
+rounding error of the proxy cannot exclude with the float64 reference distances
+(``_distance``).  This module holds what they share:
+
+- :class:`ProxyModel`: the constants of one indexed data set (precision, power-of-two scale,
+  largest norm, whether the proxy is exact on integer data) and, per block of queries, the
+  error bounds (:class:`Bounds`);
+- :func:`rerank`: from candidate entries of a proxy block (every entry up to a known
+  threshold), the first k rows by (reference distance, row number).
+
+The bound (standard floating-point model, ``u`` the unit roundoff, any summation order):
+``|p~ - p| <= (d + 16) u (||x||^2 + 2 ||q|| ||x||)``, plus the rounding of the float64
+reference distances themselves.  It holds for any GEMM that rounds to nearest in the
+proxy's precision (a BLAS, cuBLAS without TF32, a sparse product).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+import numpy as np
+import scipy.sparse as sp
+
+from ._distance import Matrix, Reference, row_norms_sq
+from ._select import first_k, row_starts
+
+__all__ = ["Bounds", "ProxyModel", "QueryTerms", "rerank"]
+
+U = {np.dtype(np.float32): 2.0**-24, np.dtype(np.float64): 2.0**-53}
+EXACT_INT = {np.dtype(np.float32): 2.0**24, np.dtype(np.float64): 2.0**53}
+
+
+def is_integral(X: Matrix) -> bool:
+    """Whether every stored value is an integer."""
+    data = X.data if sp.issparse(X) else X
+    return bool(np.all(data == np.rint(data)))
+
+
+def _scale_of(max_norm: float) -> float:
+    """A power of two bringing ``max_norm`` into (1/2, 1]: exact, so it changes no ranking."""
+    if max_norm == 0.0 or not math.isfinite(max_norm):
+        return 1.0
+    return 2.0 ** (-math.ceil(math.log2(max_norm)))
+
+
+class QueryTerms:
+    """Per-query quantities of a block: squared norms and norms (scaled units), the block's
+    largest norm and the power-of-four factor ``w`` applied to the block (1 unless a query is
+    so large that float32 products could overflow)."""
+
+    def __init__(self, qsq: np.ndarray, qnorm: np.ndarray, top: float, w: float) -> None:
+        self.qsq = qsq
+        self.qnorm = qnorm
+        self.top = top
+        self.w = w
+
+
+class ProxyModel:
+    """The proxy of one indexed data set (euclidean or cosine): precision, scale and bounds.
+
+    Parameters
+    ----------
+    X : ndarray or csr_matrix of shape (n_samples, n_features), float64
+        The validated indexed data.
+    ref : Reference
+        Its reference distances (cosine: ``ref.X`` holds the normalised rows).
+    precision : {"float32", "float64"}
+        Requested precision of the GEMM; float64 is used where the float32 bound would be
+        useless (more than about 260,000 features).
+
+    Attributes
+    ----------
+    dtype : numpy dtype of the GEMM.
+    scale : float
+        Power of two applied to the euclidean data (largest norm into (1/2, 1]); 1 when the
+        proxy is exact (integer data) and for cosine.
+    max_norm : float
+        Largest row norm, scaled.
+    integral : bool
+        Euclidean integer data small enough that the proxy of integer queries is exact.
+    row_sq : ndarray of shape (n_samples,) or None
+        Squared row norms, scaled (the extra column of the euclidean GEMM).
+    extra : int
+        1 for euclidean (the GEMM carries the squared norm as one more column), else 0.
+    """
+
+    def __init__(self, X: Matrix, ref: Reference, precision: str) -> None:
+        d = X.shape[1]
+        self.metric = ref.metric
+        self.n_features = d
+        dtype = np.dtype(precision)
+        if dtype == np.float32 and (d + 17) * U[dtype] > 1 / 64:
+            dtype = np.dtype(np.float64)  # the float32 error bound would be useless
+        self.dtype = dtype
+        self._data = ref.X  # normalised rows for cosine
+        if self.metric == "euclidean":
+            sq = row_norms_sq(X)
+            max_norm = math.sqrt(float(sq.max()))
+            self.integral = is_integral(X) and sq.max() < EXACT_INT[dtype] / 4
+            self.scale = 1.0 if self.integral else _scale_of(max_norm)
+            self.max_norm = max_norm * self.scale
+            self.row_sq = sq * (self.scale * self.scale)
+            self.extra = 1
+        else:
+            self.integral = False
+            self.scale = 1.0
+            self.max_norm = math.sqrt(float(row_norms_sq(self._data).max()))
+            self.row_sq = None
+            self.extra = 0
+
+    def scaled_rows(self, a: int, b: int) -> Matrix:
+        """Rows ``a:b`` of the indexed data as the GEMM sees them (scaled; not yet cast),
+        in the data's own format."""
+        part = self._data if (a, b) == (0, self._data.shape[0]) else self._data[a:b]
+        return part * self.scale if self.scale != 1.0 else part
+
+    def terms(self, qb: Matrix) -> QueryTerms:
+        """Norms and block factor of prepared queries (``Reference.prepare``)."""
+        s = self.scale
+        if self.metric == "cosine":  # rows of qb are already normalised; norms <= 1
+            qnorm = np.sqrt(row_norms_sq(qb))
+            return QueryTerms(qnorm * qnorm, qnorm, float(qnorm.max()), 1.0)
+        qsq = row_norms_sq(qb) * (s * s)  # scaling by a power of two is exact
+        qnorm = np.sqrt(qsq)
+        top = float(qnorm.max())
+        # a query far larger than the data: scale the block down (a power of 4) so the
+        # float32 products cannot overflow; the ranking of a row is unchanged
+        w = 1.0
+        if top > 2.0**40:
+            w = 4.0 ** (-(math.ceil(math.log2(top)) - 40))
+        return QueryTerms(qsq, qnorm, top, w)
+
+    def query_factor(self, terms: QueryTerms) -> float:
+        """The factor of the query rows in the GEMM (``-2 w s``; ``-2`` for cosine)."""
+        return -2.0 if self.metric == "cosine" else -2.0 * terms.w * self.scale
+
+    def exact_proxy(self, terms: QueryTerms, qb: Matrix) -> bool:
+        """Whether the proxy of this block is exact (integer data, integer queries, every
+        partial sum below the precision's integer range)."""
+        M = self.max_norm
+        return (
+            self.integral
+            and terms.w == 1.0
+            and is_integral(qb)
+            and 2 * terms.top * M + M * M < EXACT_INT[self.dtype]
+        )
+
+    def bounds(self, terms: QueryTerms, qb: Matrix, first_pass: float = 4.0) -> Bounds:
+        """The rounding-error bounds of the proxy block of the prepared queries ``qb``;
+        ``first_pass``: the first-pass slack in error bounds (``Bounds.slack``)."""
+        dtype = self.dtype
+        d = self.n_features
+        u = U[dtype]
+        gamma = (d + 1) * u / (1 - (d + 1) * u)
+        c_round = 1.01 * (gamma * (1 + 2 * u + u * u) + 3 * u)
+        c_ref = 4 * (d + 16) * U[np.dtype(np.float64)]
+        tiny = (d + 2) * 2.0**-100
+        M = self.max_norm
+        s = self.scale
+        qsq, qnorm, w = terms.qsq, terms.qnorm, terms.w
+        if self.metric == "cosine":
+            eps = c_round * 2 * qnorm * M + c_ref * 2 * (1 + qnorm * M) + tiny
+            return Bounds(slack=2.0 * eps)
+        if self.exact_proxy(terms, qb):
+            return Bounds(exact=lambda v, rows: np.sqrt(np.maximum(qsq[rows] + v, 0.0)))
+
+        def eps(R: np.ndarray, rows: slice) -> np.ndarray:
+            """Error bound of the proxy (and of the reference distances) for every indexed row
+            of norm <= R (scaled units), per query."""
+            qn = qnorm[rows]
+            return w * (c_round * (R * R + 2 * qn * R) + c_ref * (qn + R) ** 2) + tiny
+
+        def slack(ub: np.ndarray) -> np.ndarray:
+            # first pass: a generous guess of the neighbourhood's radius from the proxy
+            radius = np.sqrt(np.maximum(qsq + ub / w, 0.0)) * 1.125 + 2.0**-20 * M
+            return first_pass * eps(np.minimum(qnorm + radius, M), slice(None))
+
+        def refine(D: np.ndarray, c0: int, c1: int) -> np.ndarray:
+            # D (unscaled) >= the k-th reference distance; the k nearest rows and everything
+            # tied with them have norm <= ||q|| + D and proxy <= D^2 - ||q||^2 (+ error)
+            Ds = D * s * (1 + 2.0**-40)
+            rows = slice(c0, c1)
+            R = np.minimum(qnorm[rows] + Ds, M)
+            q2 = qsq[rows]
+            return w * (Ds * Ds - q2) + eps(R, rows) + 2.0**-50 * w * (Ds * Ds + q2)
+
+        return Bounds(slack=slack, refine=refine)
+
+
+class Bounds:
+    """What the selection needs to know about a proxy block's rounding error.
+
+    exact : maps proxy values (and block rows) to distances when the proxy is exact
+        (integer data), else None;
+    slack : per-row slack (array) or a function of the per-row upper bound of the k-th
+        proxy, for the first pass;
+    refine : None, or the rigorous per-row threshold from an upper bound of the k-th
+        reference distance (euclidean: local norms, not the largest norm of the data).
+    """
+
+    def __init__(
+        self,
+        *,
+        exact: Callable[..., np.ndarray] | None = None,
+        slack: np.ndarray | Callable[[np.ndarray], np.ndarray] | None = None,
+        refine: Callable[[np.ndarray, int, int], np.ndarray] | None = None,
+    ) -> None:
+        self.from_proxy = exact
+        self._slack = slack
+        self.refine = refine
+
+    def slack(self, ub: np.ndarray) -> np.ndarray:
+        if self.from_proxy is not None or self._slack is None:
+            return np.zeros_like(ub)
+        return self._slack(ub) if callable(self._slack) else self._slack
+
+
+def rerank(
+    ref: Reference,
+    qb: Matrix,
+    cand: tuple[np.ndarray, np.ndarray, np.ndarray],
+    k: int,
+    bounds: Bounds,
+    *,
+    rows: tuple[int, int],
+    covered: np.ndarray,
+    slack: np.ndarray,
+    rescan: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
+    budget: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The first k indexed rows by (reference distance, row) of the queries ``rows`` of ``qb``.
+
+    Parameters
+    ----------
+    ref : Reference
+    qb : prepared query block
+    cand : (r, c, v)
+        Candidate entries of the proxy block: query row (0 for ``rows[0]``), indexed row and
+        proxy value, grouped by query row and ascending in value within a row (ties in any
+        order); every entry of a row with proxy ``<= covered`` is among them, and at least k.
+    k : int
+    bounds : the block's :class:`Bounds` (not exact)
+    rows : (c0, c1)
+        The query rows of ``qb`` the candidates belong to.
+    covered : ndarray of shape (c1 - c0,), float64
+    slack : ndarray of shape (c1 - c0,), float64
+        The cosine threshold above the k-th proxy (unused for euclidean).
+    rescan : callable
+        ``rescan(short, thr)`` returns ``(r, c)``, every entry of the query rows ``short``
+        (local numbers) with proxy ``<= thr`` (float64, per row): asked only for rows whose
+        rigorous threshold exceeds ``covered``.
+    budget : int
+        Bytes for the temporaries of the reference distances.
+
+    Returns
+    -------
+    dist : ndarray of shape (c1 - c0, k), float64
+    idx : ndarray of shape (c1 - c0, k), intp
+    """
+    r, c, v = cand
+    c0, c1 = rows
+    n_rows = c1 - c0
+    starts = row_starts(r, n_rows)
+    known = np.full(len(r), np.nan)
+    if bounds.refine is None:
+        thr2 = v[starts[:-1] + k - 1].astype(np.float64) + slack
+    else:
+        # the reference distances of the k best by proxy bound the k-th distance; the
+        # candidates' norms are then bounded too, and so is the proxy's error
+        pos = first_k(starts, k)
+        dk = ref.grid_distances(qb[c0:c1], c[pos], budget)
+        known[pos] = dk
+        thr2 = bounds.refine(dk.max(axis=1), c0, c1)
+    keep = v <= thr2[r]
+    short = np.flatnonzero(thr2 > covered)
+    if short.size:  # rare: the candidates stop short of the threshold for these rows
+        r_more, c_more = rescan(short, thr2[short])
+        keep &= ~np.isin(r, short)
+        r = np.concatenate([r[keep], r_more])
+        c = np.concatenate([c[keep], c_more])
+        known = np.concatenate([known[keep], np.full(len(r_more), np.nan)])
+        keep = np.ones(len(r), dtype=bool)
+    r, c, dr = r[keep], c[keep], known[keep]
+    todo = np.flatnonzero(np.isnan(dr))
+    dr[todo] = ref.pair_distances(qb, c0 + r[todo], c[todo], budget)
+    order = np.lexsort((c, dr, r))
+    r, c, dr = r[order], c[order], dr[order]
+    pos = first_k(row_starts(r, n_rows), k)
+    return dr[pos], c[pos]
+
