@@ -102,7 +102,7 @@ def test_this_checkout_reads_the_shared_data_without_the_variable(monkeypatch, s
     beside = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
     if shared_data.resolve() != beside.resolve():
         pytest.skip("the shared data is not beside this checkout")
-    assert get_data_home() == beside.resolve()
+    assert get_data_home().resolve() == beside.resolve()
     assert load_dataset("emotions", "train").n_samples == 391
 
 
