@@ -262,10 +262,15 @@ def _load_model(path: str) -> Any:
     return load_model(path)
 
 
-def _top_k(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """The k labels of highest score per row, best first, ties by the lower label index."""
-    order = np.argsort(-scores, axis=1, kind="stable")[:, :k]
-    return order, np.take_along_axis(scores, order, axis=1)
+def _top_k(model: Any, X: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The k best labels per row, best first, ties by the lower label index: the model's own
+    predict_top_k (after the pipeline's scaler), without forming the full score rows."""
+    steps = getattr(model, "steps", None)
+    if steps:
+        X = model[:-1].transform(X) if len(steps) > 1 else X
+        model = steps[-1][1]
+    scores, labels = model.predict_top_k(X, k)
+    return labels, scores
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
@@ -287,11 +292,11 @@ def cmd_predict(args: argparse.Namespace) -> int:
         raise CLIError(f"mlneighbors predict: {args.data} has {X.shape[1]} features; the model was fitted on "
                        f"{n_features} features")
     names = list(getattr(model, "label_names_", [f"label{j}" for j in range(len(getattr(model, 'classes_', [])))]))
-    scores = np.asarray(model.predict_proba(X)) if (args.scores or args.top_k) else None
+    scores = np.asarray(model.predict_proba(X)) if args.scores and not args.top_k else None
     kind = "arff" if args.out.endswith(".arff") else "csv"
     with atomic_path(args.out) as tmp:
         if args.top_k is not None:
-            labels, top = _top_k(scores, min(args.top_k, scores.shape[1]))
+            labels, top = _top_k(model, X, min(args.top_k, len(names)))
             _write_top_k(tmp, labels, top, names)
         elif kind == "arff":
             _write_mulan(tmp, data, np.asarray(model.predict(X)), names)
