@@ -297,3 +297,19 @@ def test_ctrl_c_ends_with_one_line_and_leaves_only_complete_runs(shared_data, tm
     for folder in out.iterdir():  # only complete runs, no staging folder
         assert not folder.name.startswith(".")
         assert {"table.csv", "table.md", "report.md"} <= {p.name for p in folder.iterdir()}
+
+
+def test_a_damaged_file_says_how_to_fetch_it_again(shared_data, tmp_path, capsys):
+    import shutil
+
+    from mlneighbors.datasets import load_dataset
+    from mlneighbors.exceptions import ChecksumError
+
+    home = tmp_path / "data"
+    shutil.copytree(shared_data / "emotions", home / "emotions")
+    damaged = home / "emotions" / "emotions-train.arff"
+    damaged.write_bytes(damaged.read_bytes()[:-10])
+    with pytest.raises(ChecksumError, match="damaged or another version. Delete it and load again with download=True"):
+        load_dataset("emotions", "train", data_home=home)
+    _one_line_error(capsys, ["evaluate", "emotions", "--model", "mlknn", "--data-home", str(home)], 1,
+                    "does not match its registered sha256", "Delete it and run 'mlneighbors fetch emotions'")

@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "ArffFormatError",
     "BackendError",
@@ -61,7 +63,23 @@ class DatasetWarning(UserWarning):
     """A dataset file was read, but its header contradicts itself (a stale ``-C`` in an ARFF file)."""
 
 
-class DatasetNotFoundError(FileNotFoundError):
+class _Remedied:
+    """An error whose message is ``reason`` followed by ``hint``, the remedy; the default
+    hint speaks to Python callers and a front end swaps in its own with :meth:`with_hint`."""
+
+    def __init__(self, reason: str, *, dataset: str = "", path: str = "", hint: str = "") -> None:
+        super().__init__(" ".join(part for part in (reason, hint) if part))
+        self.reason, self.dataset, self.path, self.hint = reason, dataset, path, hint
+
+    def with_hint(self, hint: str) -> Any:
+        """The same error with another remedy."""
+        return type(self)(self.reason, dataset=self.dataset, path=self.path, hint=hint)
+
+    def __reduce__(self):  # keyword-only fields survive pickling
+        return _rebuild, (type(self), self.reason, self.dataset, self.path, self.hint)
+
+
+class DatasetNotFoundError(_Remedied, FileNotFoundError):
     """A dataset file is absent and downloading was not allowed.
 
     The message is ``reason`` followed by ``hint``, the remedy. The default hint speaks to
@@ -87,21 +105,12 @@ class DatasetNotFoundError(FileNotFoundError):
     "x.arff is missing. Run 'mlneighbors fetch yeast'."
     """
 
-    def __init__(self, reason: str, *, dataset: str = "", path: str = "", hint: str = "") -> None:
-        super().__init__(" ".join(part for part in (reason, hint) if part))
-        self.reason, self.dataset, self.path, self.hint = reason, dataset, path, hint
-
-    def with_hint(self, hint: str) -> DatasetNotFoundError:
-        """The same error with another remedy."""
-        return type(self)(self.reason, dataset=self.dataset, path=self.path, hint=hint)
-
-    def __reduce__(self):  # keyword-only fields survive pickling
-        return _rebuild_not_found, (self.reason, self.dataset, self.path, self.hint)
 
 
-class ChecksumError(OSError):
-    """A dataset file does not have the sha256 the registry records."""
+class ChecksumError(_Remedied, OSError):
+    """A dataset file does not have the sha256 the registry records; ``reason`` says which
+    file, ``hint`` the remedy (as :class:`DatasetNotFoundError`'s)."""
 
 
-def _rebuild_not_found(reason: str, dataset: str, path: str, hint: str) -> DatasetNotFoundError:
-    return DatasetNotFoundError(reason, dataset=dataset, path=path, hint=hint)
+def _rebuild(cls: type, reason: str, dataset: str, path: str, hint: str) -> Any:
+    return cls(reason, dataset=dataset, path=path, hint=hint)

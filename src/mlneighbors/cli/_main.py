@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
-from ..exceptions import DatasetNotFoundError
+from ..exceptions import ChecksumError, DatasetNotFoundError
 from ._commands import (
     DEFAULT_OUT,
     cmd_compare,
@@ -142,6 +142,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "Put the file there, point $MLNEIGHBORS_DATA or --data-home at a folder holding "
                 f"it, or run 'mlneighbors fetch {exc.dataset}' to download it."
             )
+        elif isinstance(exc, ChecksumError) and exc.dataset:
+            exc = exc.with_hint(f"Delete it and run 'mlneighbors fetch {exc.dataset}' to get the registered file.")
         message = " ".join(str(exc).split())  # one line, whatever the exception's layout
         print(f"mlneighbors: error: {message}", file=sys.stderr)
         return 1

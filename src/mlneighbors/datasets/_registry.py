@@ -273,17 +273,18 @@ def fetch_dataset(
         if status.path is None:
             paths.append(_download(fspec, home, mirror))
         elif not status.verified:
-            raise ChecksumError(_mismatch_message(fspec, status.path))
+            raise _mismatch(fspec, status.path, spec.name)
         else:
             paths.append(status.path)
     return paths
 
 
-def _mismatch_message(spec: FileSpec, path: Path) -> str:
-    return (
+def _mismatch(spec: FileSpec, path: Path, dataset: str) -> ChecksumError:
+    return ChecksumError(
         f"{path} does not match its registered sha256 {_expected_hash(spec, path)}: the file is "
-        "damaged or another version. Delete it and load again with download=True "
-        "(or run 'mlneighbors fetch') to get the registered file."
+        "damaged or another version.",
+        dataset=dataset, path=str(path),
+        hint="Delete it and load again with download=True to get the registered file.",
     )
 
 
@@ -306,7 +307,7 @@ def _require(
                 raise _not_found(spec, fspec, home, source)
             found[role] = _download(fspec, home, mirror)
         elif not status.verified:
-            raise ChecksumError(_mismatch_message(fspec, status.path))
+            raise _mismatch(fspec, status.path, spec.name)
         else:
             found[role] = status.path
     return found
