@@ -287,7 +287,10 @@ def test_ctrl_c_ends_with_one_line_and_leaves_only_complete_runs(shared_data, tm
         [sys.executable, "-m", "mlneighbors", "reproduce", "all", "--out", str(out), "--quiet", "--no-figures"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
     )
-    time.sleep(4)  # well inside the first paper (the four take minutes)
+    deadline = time.monotonic() + 120
+    while not out.exists() and time.monotonic() < deadline:  # reproduce creates it before computing
+        time.sleep(0.1)
+    time.sleep(1.5)  # inside the first paper (the four take minutes)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err

@@ -124,10 +124,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    parser = build_parser()
     args = None
     try:
-        args = parser.parse_args(argv)
+        args = build_parser().parse_args(argv)
         return int(args.func(args))
     except KeyboardInterrupt:
         outputs = getattr(args, "outputs", None)
