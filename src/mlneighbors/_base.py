@@ -226,11 +226,12 @@ class KNeighborsMultilabelBase(VersionedState, MultiOutputMixin, ClassifierMixin
     def _query(self, X: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
         """(dist, idx) of validated queries ``X`` (None: leave-one-out on the training rows)."""
         from .neighbors import check_result, loo_kneighbors
+        from .neighbors._base import search
 
         index = self._get_index()
         if X is None:
-            return loo_kneighbors(index, self._fit_X, k)
-        dist, idx = index.query(X, k)
+            return loo_kneighbors(index, self._fit_X, k, validated=True)
+        dist, idx = search(index, X, k, validated=True)
         return check_result(dist, idx, X.shape[0], k, self._fit_X.shape[0], self.backend)
 
     def kneighbors(self, X: Any = None, n_neighbors: int | None = None, return_distance: bool = True) -> Any:

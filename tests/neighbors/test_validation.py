@@ -80,3 +80,23 @@ def test_query_before_build():
         ExactIndex().query(np.ones((1, 2)), 1)
     with pytest.raises(NotFittedError, match="not built yet"):
         ShardedIndex(ExactIndex(), 2).query(np.ones((1, 2)), 1)
+
+
+def test_search_of_validated_rows_is_the_query(rng):
+    from mlneighbors.neighbors import NeighborCache
+    from mlneighbors.neighbors._base import search
+
+    X = rng.normal(size=(60, 4))
+    Q = rng.normal(size=(9, 4))
+    index = ExactIndex().build(X)
+    want = index.query(Q, 5)
+    for validated in (False, True):
+        got = search(index, Q, 5, validated=validated)
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
+    cache = NeighborCache().build(X)  # not a BaseIndex: always its own query
+    np.testing.assert_array_equal(search(cache, Q, 5, validated=True)[1], want[1])
+    with pytest.raises(ValueError, match="k=61 is larger"):
+        search(index, Q, 61, validated=True)
+    with pytest.raises(ValueError, match="Q has 3 features"):
+        search(index, Q[:, :3], 5, validated=True)

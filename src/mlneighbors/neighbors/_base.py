@@ -99,6 +99,23 @@ def check_result(dist: Any, idx: Any, n_queries: int, k: int, n_indexed: int, ba
     return dist, idx.astype(np.intp, copy=False)
 
 
+def search(index: Any, Q: Any, k: int, *, validated: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """``index.query(Q, k)``; with ``validated`` (rows the caller has validated: float64,
+    finite, scale checked, as the estimators' are), the package's own indexes skip
+    validating the rows a second time (a pass over the rows, a few percent of a small
+    search)."""
+    plain = isinstance(index, BaseIndex) and type(index).query is BaseIndex.query
+    canonical = (isinstance(Q, np.ndarray) and Q.dtype == np.float64 and Q.ndim == 2) or (
+        isinstance(Q, sp.csr_matrix) and Q.dtype == np.float64 and Q.has_canonical_format
+    )
+    if not (validated and plain and canonical and hasattr(index, "n_samples_fit_")):
+        return index.query(Q, k)
+    k = check_k(k, index.n_samples_fit_)
+    if Q.shape[1] != index.n_features_in_:
+        raise ValueError(f"Q has {Q.shape[1]} features, but the index was built on X with {index.n_features_in_} features")
+    return index._query(Q, k)
+
+
 def check_k(k: Any, n_indexed: int, *, name: str = "k") -> int:
     """Validate a neighbour count against the number of indexed points."""
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):

@@ -18,12 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from ._base import check_k, check_result
+from ._base import check_k, check_result, search
 
 __all__ = ["drop_self", "loo_kneighbors"]
 
 
-def loo_kneighbors(index: Any, X: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
+def loo_kneighbors(index: Any, X: Any, k: int, *, validated: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """The k nearest neighbours of every indexed row, its own row excluded.
 
     Asks the index for ``k + 1`` neighbours of the rows it was built on and removes each
@@ -42,6 +42,9 @@ def loo_kneighbors(index: Any, X: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
         The matrix the index was built on (its rows are the queries).
     k : int
         Number of neighbours, ``1 <= k <= n_samples - 1``.
+    validated : bool, default=False
+        ``X`` was validated by the caller (an estimator's training rows): the package's own
+        indexes do not validate it again.
 
     Returns
     -------
@@ -67,7 +70,7 @@ def loo_kneighbors(index: Any, X: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
     k = check_k(k, n)
     if k > n - 1:
         raise ValueError(f"leave-one-out needs k <= n_samples - 1 = {n - 1}, got k={k}")
-    dist, idx = index.query(X, k + 1)
+    dist, idx = search(index, X, k + 1, validated=validated)
     dist, idx = check_result(dist, idx, n, k + 1, n, index)
     if np.any((idx == np.arange(n)[:, None]).sum(axis=1) > 1):
         raise ValueError("the index returned a row more than once among its own neighbours")

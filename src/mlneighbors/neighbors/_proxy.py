@@ -36,8 +36,11 @@ EXACT_INT = {np.dtype(np.float32): 2.0**24, np.dtype(np.float64): 2.0**53}
 
 
 def is_integral(X: Matrix) -> bool:
-    """Whether every stored value is an integer."""
+    """Whether every stored value is an integer (continuous data answer after one row)."""
     data = X.data if sp.issparse(X) else X
+    head = data.ravel()[:256] if data.flags.c_contiguous or data.ndim == 1 else data[:1]
+    if not np.all(head == np.rint(head)):
+        return False
     return bool(np.all(data == np.rint(data)))
 
 
