@@ -92,7 +92,17 @@ class DatasetNotFoundError(FileNotFoundError):
         self.reason, self.dataset, self.path, self.hint = reason, dataset, path, hint
 
     def with_hint(self, hint: str) -> DatasetNotFoundError:
-        """The same error with another remedy."""
+        """The same error with another remedy.
+
+        Parameters
+        ----------
+        hint : str
+
+        Returns
+        -------
+        error : DatasetNotFoundError
+        """
+
         return type(self)(self.reason, dataset=self.dataset, path=self.path, hint=hint)
 
     def __reduce__(self):  # keyword-only fields survive pickling
