@@ -98,6 +98,8 @@ html_theme_options = {
     "header_links_before_dropdown": 7,
 }
 html_context = {"default_mode": "light"}
+# pages without sub-pages: no empty "Section Navigation" column
+html_sidebars = {page: [] for page in ("index", "install", "quickstart", "cli", "changelog", "contributing")}
 
 # -- autodoc, autosummary, numpydoc -----------------------------------------------------------
 

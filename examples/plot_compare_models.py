@@ -45,17 +45,18 @@ for dataset, by_model in results.items():
 
 labels = [MODELS[name].label for name in NAMES]
 y = np.arange(len(NAMES))
-fig, axes = plt.subplots(1, len(METRICS), figsize=(12, 4.6), sharey=True, layout="constrained")
-height = 0.8 / len(DATASETS)
+markers = {"emotions": "o", "yeast": "s", "scene": "D"}
+fig, axes = plt.subplots(1, len(METRICS), figsize=(11, 5.2), sharey=True, layout="constrained")
 for ax, metric in zip(axes, METRICS):
     for j, dataset in enumerate(DATASETS):
         values = [results[dataset][name].mean[metric] for name in NAMES]
-        ax.barh(y + (j - 1) * height, values, height, label=dataset)
-    ax.set_title(metric.replace("_", " ") + (" (lower is better)" if metric == "hamming_loss" else ""))
-    ax.grid(axis="x", alpha=0.3)
+        ax.plot(values, y, markers[dataset], color=f"C{j}", markersize=7, label=dataset)
+    better = "lower is better" if metric == "hamming_loss" else "higher is better"
+    ax.set_title(f"{metric.replace('_', ' ')}\n({better})")
+    ax.grid(alpha=0.3)
 axes[0].set_yticks(y, labels)
 axes[0].invert_yaxis()
-axes[-1].legend(loc="lower right")
+fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=3)
 fig.suptitle("Every model on the standard test splits (k = 10, b = 5)")
 
 # %%
@@ -67,12 +68,12 @@ fig.suptitle("Every model on the standard test splits (k = 10, b = 5)")
 fig, ax = plt.subplots(figsize=(8, 4.6), layout="constrained")
 for j, dataset in enumerate(DATASETS):
     seconds = [float(results[dataset][n].fit_time.sum() + results[dataset][n].predict_time.sum()) for n in NAMES]
-    ax.barh(y + (j - 1) * height, seconds, height, label=dataset)
+    ax.plot(seconds, y, markers[dataset], color=f"C{j}", markersize=7, label=dataset)
 ax.set_yticks(y, labels)
 ax.invert_yaxis()
 ax.set_xscale("log")
 ax.set_xlabel("seconds, fit + predict (log scale)")
-ax.grid(axis="x", alpha=0.3)
+ax.grid(alpha=0.3)
 ax.legend(loc="lower right")
 ax.set_title("Cost on the build machine")
 plt.show()
