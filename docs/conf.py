@@ -276,7 +276,7 @@ warnings.filterwarnings("ignore", message="Matplotlib is currently using agg")
 
 # -- formulas: matplotlib's mathtext, drawn at build time ----------------------------------------
 
-mathmpl_fontsize = 11.0
+mathmpl_fontsize = 14.0
 mathmpl_srcset = ["2x"]
 
 
