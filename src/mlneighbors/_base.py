@@ -293,7 +293,16 @@ class KNeighborsMultilabelBase(VersionedState, MultiOutputMixin, ClassifierMixin
         return scores, decisions
 
     def predict(self, X: Any) -> np.ndarray:
-        """Predicted label indicator (n, n_labels), or classes (n,) for a 1-D target."""
+        """Predicted label indicator (n, n_labels), or classes (n,) for a 1-D target.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_queries, n_features)
+
+        Returns
+        -------
+        Y_pred : ndarray of shape (n_queries, n_labels) or (n_queries,)
+        """
         scores, decisions = self._scores_and_decisions(X)
         if self._multilabel:
             return decisions.astype(self._y_dtype)
@@ -301,7 +310,16 @@ class KNeighborsMultilabelBase(VersionedState, MultiOutputMixin, ClassifierMixin
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Scores of shape (n, n_labels), strictly inside (0, 1); for a 1-D target,
-        class probabilities (n, n_classes) that sum to 1."""
+        class probabilities (n, n_classes) that sum to 1.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_queries, n_features)
+
+        Returns
+        -------
+        scores : ndarray of shape (n_queries, n_labels)
+        """
         scores, _ = self._scores_and_decisions(X)
         if self._multilabel:
             return scores
@@ -408,7 +426,12 @@ class CountTableModel(KNeighborsMultilabelBase):
         sparse_output : bool, default=False
             Return a CSR 0/1 matrix, computed from the sparse counts without forming the
             (n_queries, n_labels) array (for many labels and a sparse Y).
+
+        Returns
+        -------
+        Y_pred : ndarray or CSR matrix of shape (n_queries, n_labels)
         """
+
         if not sparse_output:
             return super().predict(X)
         if not self._multilabel:

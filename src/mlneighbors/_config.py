@@ -59,7 +59,19 @@ def _config() -> dict[str, Any]:
 
 
 def get_config() -> dict[str, Any]:
-    """The current settings (a copy): ``{"working_memory": MiB}``."""
+    """The current settings (a copy): ``{"working_memory": MiB}``.
+
+    Returns
+    -------
+    config : dict
+
+    Examples
+    --------
+    >>> import mlneighbors
+    >>> with mlneighbors.config_context(working_memory=64):
+    ...     mlneighbors.get_config()
+    {'working_memory': 64}
+    """
     return dict(_config())
 
 
@@ -79,6 +91,19 @@ def set_config(working_memory: float | None = None) -> None:
     working_memory : float, default=None
         MiB that the temporaries of one operation may hold (default 256).  None keeps the
         current value.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import mlneighbors
+    >>> old = mlneighbors.get_config()["working_memory"]
+    >>> mlneighbors.set_config(working_memory=128)
+    >>> mlneighbors.get_config()
+    {'working_memory': 128}
+    >>> mlneighbors.set_config(working_memory=old)
     """
     if working_memory is not None:
         value = _check_working_memory(working_memory)
@@ -89,6 +114,15 @@ def set_config(working_memory: float | None = None) -> None:
 @contextmanager
 def config_context(*, working_memory: float | None = None) -> Iterator[None]:
     """Settings for the duration of a ``with`` block (this thread only), then the old ones.
+
+    Parameters
+    ----------
+    working_memory : float, default=None
+        As in :func:`set_config`; None keeps the current value.
+
+    Yields
+    ------
+    None
 
     Examples
     --------

@@ -82,7 +82,19 @@ MODELS: dict[str, ModelSpec] = {
 
 
 def list_models() -> list[str]:
-    """The registered model names."""
+    """The registered model names.
+
+    Returns
+    -------
+    names : list of str
+        The keys of :data:`MODELS`, in the order the command line lists them.
+
+    Examples
+    --------
+    >>> from mlneighbors import list_models
+    >>> list_models()
+    ['mlknn', 'brknn', 'brknn-a', 'brknn-b', 'lpknn', 'dmlknn', 'lamlknn', 'bknn', 'blda-bknn', 'hybrid', 'regression']
+    """
     return list(MODELS)
 
 
@@ -97,7 +109,19 @@ def make_model(name: str, k: int | None = None, **params: Any) -> Any:
         The neighbour count (``n_neighbors``, or ``b`` of BKNN); None keeps the default.
     **params
         Parameters passed to ``set_params`` (``step__param`` for a pipeline's step).
+
+    Returns
+    -------
+    model : estimator
+        Unfitted.
+
+    Examples
+    --------
+    >>> from mlneighbors import make_model
+    >>> make_model("blda-bknn", k=3)
+    Pipeline(steps=[('blda', BLDA()), ('bknn', BKNN(n_per_label=3))])
     """
+
     if name not in MODELS:
         raise ValueError(f"unknown model {name!r}; valid models: {', '.join(MODELS)}")
     spec = MODELS[name]

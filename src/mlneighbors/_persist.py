@@ -73,6 +73,22 @@ def save(model: Any, path: str | os.PathLike[str]) -> None:
     model : estimator
     path : str or path-like
         Conventionally ending in ``.skops``.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> import mlneighbors
+    >>> X, Y = np.array([[0.0], [0.1], [1.0], [1.1]]), np.array([[1, 0], [1, 0], [0, 1], [0, 1]])
+    >>> model = mlneighbors.MLkNN(1).fit(X, Y)
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.skops")
+    >>> mlneighbors.save(model, path)
+    >>> mlneighbors.load(path).predict([[0.05]])
+    array([[1, 0]])
     """
     from ._files import atomic_path
 
@@ -88,6 +104,23 @@ def load(path: str | os.PathLike[str]) -> Any:
     default (numpy, scipy, scikit-learn) are built; any other type raises skops'
     ``UntrustedTypesFoundException`` naming it.  A model written by another mlneighbors
     version loads with a :class:`~mlneighbors.exceptions.VersionWarning` naming both.
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    model : estimator
+        The fitted model (its neighbour index is rebuilt on first use).
+
+    Examples
+    --------
+    >>> import mlneighbors
+    >>> model = mlneighbors.load("yeast.skops")  # doctest: +SKIP
+
+    See :func:`save` for a round trip.
     """
+
     sio = _skops_io()
     return sio.load(path, trusted=TRUSTED_TYPES)

@@ -55,7 +55,17 @@ def balanced_scores(sq_dist: np.ndarray, sigma: float) -> np.ndarray:
         ``f_l = -1``.  A query with no neighbour in any label (possible only during
         leave-one-out fitting, or when no label has a member) gets ``f = 0`` for every
         label: all labels are equally (un)supported.
+
+    Examples
+    --------
+    A query near label 0's neighbours and far from label 1's:
+
+    >>> import numpy as np
+    >>> from mlneighbors.bknn import balanced_scores
+    >>> balanced_scores(np.array([[[0.1, 0.2], [4.0, 5.0]]]), sigma=1.0).round(3)
+    array([[ 0.79, -0.79]])
     """
+
     q, n_labels, _ = sq_dist.shape
     f = np.zeros((q, n_labels), dtype=np.float64)
     if q == 0 or n_labels == 0:
@@ -366,6 +376,14 @@ class BKNN(KNeighborsMultilabelBase):
         label without training members the margin is ``-inf``).  For a 1-D target the
         scores ``f`` of the classes, shape (n_samples, n_classes); for two classes
         ``f[:, 1] - f[:, 0]`` of shape (n_samples,), positive when the second is predicted.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        margins : ndarray of shape (n_samples, n_labels)
         """
         f = self._decision_scores(X)
         if not self._multilabel:
@@ -381,14 +399,33 @@ class BKNN(KNeighborsMultilabelBase):
 
     def predict(self, X: Any) -> np.ndarray:
         """Predicted label indicator (n_samples, n_labels): ``f > thresholds_``; for a 1-D
-        target the class of largest ``f``."""
+        target the class of largest ``f``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        Y_pred : ndarray of shape (n_samples, n_labels)
+        """
         return super().predict(X)
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Scores of shape (n_samples, n_labels): ``(f + 1) / n_labels = s_l / sum s``, the
         share of the query's similarity mass held by each label (in [0, 1], summing to 1,
         comparable across labels; 0 for a label without training members).  For a 1-D
-        target the same shares, one per class."""
+        target the same shares, one per class.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples, n_labels)
+        """
+
         return super().predict_proba(X)
 
 

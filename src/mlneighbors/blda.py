@@ -193,7 +193,18 @@ class BLDA(VersionedState, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         return self
 
     def transform(self, X: Any) -> np.ndarray:
-        """Project ``X``: ``(X - mean_) @ components_.T``, dense (n_samples, n_components_)."""
+        """Project ``X``: ``(X - mean_) @ components_.T``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_components_)
+            Dense, whatever ``X`` is.
+        """
+
         check_is_fitted(self, "components_")
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         W = self.components_.T

@@ -72,7 +72,17 @@ class _Remedied:
         self.reason, self.dataset, self.path, self.hint = reason, dataset, path, hint
 
     def with_hint(self, hint: str) -> Any:
-        """The same error with another remedy."""
+        """The same error with another remedy.
+
+        Parameters
+        ----------
+        hint : str
+            What to do about it, in the words of the front end.
+
+        Returns
+        -------
+        error : same type as self
+        """
         return type(self)(self.reason, dataset=self.dataset, path=self.path, hint=hint)
 
     def __reduce__(self):  # keyword-only fields survive pickling

@@ -42,7 +42,18 @@ def label_regression(Y: np.ndarray, ridge: float = 1e-6) -> tuple[np.ndarray, np
     coef : ndarray of shape (n_labels, n_labels)
         ``coef[l, m]``, the weight of label ``m`` in predicting label ``l``; zero diagonal.
         A neighbour with labels ``y`` predicts ``intercept + coef @ y``.
+
+    Examples
+    --------
+    Two labels that always come together predict each other:
+
+    >>> import numpy as np
+    >>> from mlneighbors.hybrid import label_regression
+    >>> intercept, coef = label_regression(np.array([[1, 1], [0, 0], [1, 1], [0, 0]]))
+    >>> (intercept + coef @ np.array([1, 1])).round(3)
+    array([1., 1.])
     """
+
     Y = np.asarray(Y, dtype=np.float64)
     n, n_labels = Y.shape
     mean = Y.mean(axis=0)
@@ -246,7 +257,17 @@ class HybridKNN(KNeighborsMultilabelBase):
 
     def candidate_fraction(self, X: Any) -> float:
         """Mean size of the candidate set of the queries ``X``, as a fraction of the
-        training set (1.0 without the "pca-window" backend): the share of brute-force work."""
+        training set (1.0 without the "pca-window" backend): the share of brute-force work.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_queries, n_features)
+
+        Returns
+        -------
+        fraction : float
+        """
+
         X = self._validate_queries(X)
         index = self._get_index()
         if not hasattr(index, "candidate_fraction"):

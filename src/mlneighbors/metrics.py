@@ -1531,7 +1531,7 @@ del _f
 class Metric:
     """A named metric and how to read it.
 
-    Attributes
+    Parameters
     ----------
     name : str
         Key in :data:`METRICS` and in the dict :func:`evaluate` returns.
@@ -1547,7 +1547,17 @@ class Metric:
         True for the propensity-scored metrics, whose ``func`` also needs
         ``Y_train=`` or ``propensities=`` (and :func:`evaluate` its ``Y_train``
         or ``propensities``).
+
+    Examples
+    --------
+    >>> from mlneighbors.metrics import METRICS
+    >>> metric = METRICS["hamming_loss"]
+    >>> metric.kind, metric.greater_is_better
+    ('bipartition', False)
+    >>> metric([[1, 0], [0, 1]], [[1, 1], [0, 1]])
+    0.25
     """
+
 
     name: str
     func: Callable[..., float]

@@ -19,7 +19,7 @@ PLUS_MINUS_HINT = "labels must be 0/1: recode them (for an array Y coded -1/+1: 
 class Dataset:
     """A multi-label dataset: features, binary label indicator and names.
 
-    Attributes
+    Parameters
     ----------
     X : ndarray of shape (n_samples, n_features) or scipy.sparse.csr_matrix
         Features as float64: a dense array for dense sources, CSR for sparse
@@ -36,7 +36,17 @@ class Dataset:
     notes : list of str
         What the loader did that a user should know (dropped attributes,
         nominal encodings).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlneighbors.datasets import Dataset
+    >>> data = Dataset(np.eye(3), np.array([[1, 0], [0, 1], [1, 1]], dtype=np.int8),
+    ...                ["a", "b", "c"], ["sport", "music"])
+    >>> data.n_samples, data.n_labels, data.cardinality
+    (3, 2, 1.3333333333333333)
     """
+
 
     X: np.ndarray | sp.csr_matrix
     Y: np.ndarray

@@ -148,6 +148,22 @@ def load_mulan(arff_path: PathLike, xml_path: PathLike) -> Dataset:
     DatasetError
         An XML label is not an attribute of the ARFF file, or a label holds a
         value other than 0 and 1.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from mlneighbors.datasets import load_mulan
+    >>> folder = tempfile.mkdtemp()
+    >>> with open(os.path.join(folder, "tiny.arff"), "w") as fh:
+    ...     _ = fh.write("@relation tiny\\n@attribute x numeric\\n@attribute sport {0,1}\\n"
+    ...                  "@attribute music {0,1}\\n@data\\n0.5,1,0\\n1.5,0,1\\n")
+    >>> with open(os.path.join(folder, "tiny.xml"), "w") as fh:
+    ...     _ = fh.write('<labels xmlns="http://mulan.sourceforge.net/labels">'
+    ...                  '<label name="sport"></label><label name="music"></label></labels>')
+    >>> data = load_mulan(os.path.join(folder, "tiny.arff"), os.path.join(folder, "tiny.xml"))
+    >>> data.label_names, data.Y.tolist()
+    (['sport', 'music'], [[1, 0], [0, 1]])
+
     ArffFormatError
         The ARFF file is malformed.
 

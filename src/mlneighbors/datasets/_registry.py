@@ -39,17 +39,43 @@ _BY_NAME: dict[str, DatasetSpec] = {spec.name: spec for spec in CATALOG}
 
 
 def list_datasets() -> list[str]:
-    """Names of every registered dataset, in catalogue order."""
+    """Names of every registered dataset, in catalogue order.
+
+    Returns
+    -------
+    names : list of str
+
+    Examples
+    --------
+    >>> from mlneighbors.datasets import list_datasets
+    >>> list_datasets()[:3]
+    ['cal500', 'bibtex', 'birds']
+    """
     return [spec.name for spec in CATALOG]
 
 
 def get_dataset_spec(name: str) -> DatasetSpec:
     """The registry entry of ``name`` (case-insensitive).
 
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    spec : DatasetSpec
+        Its files (paths, sha256, source URLs), splits and statistics.
+
     Raises
     ------
     ValueError
         For an unknown name; the message suggests the closest registered names.
+
+    Examples
+    --------
+    >>> from mlneighbors.datasets import get_dataset_spec
+    >>> get_dataset_spec("Yeast").name
+    'yeast'
     """
     if not isinstance(name, str):
         raise TypeError(f"dataset name must be a str, got {type(name).__name__}")
@@ -78,6 +104,14 @@ def get_data_home(data_home: str | os.PathLike[str] | None = None) -> Path:
     The directory is neither created nor checked here; :func:`data_home_source` says which
     rule chose it.
 
+    Parameters
+    ----------
+    data_home : str or path-like, default=None
+
+    Returns
+    -------
+    path : Path
+
     Examples
     --------
     >>> str(get_data_home("/data/ml"))
@@ -88,6 +122,10 @@ def get_data_home(data_home: str | os.PathLike[str] | None = None) -> Path:
 
 def data_home_source(data_home: str | os.PathLike[str] | None = None) -> str:
     """Which rule of :func:`get_data_home` chose the data directory, in words.
+
+    Parameters
+    ----------
+    data_home : str or path-like, default=None
 
     Returns
     -------
@@ -147,7 +185,23 @@ def _sha256(path: Path) -> str:
 
 @dataclass(frozen=True)
 class FileStatus:
-    """Where a registered file stands in a data directory."""
+    """Where a registered file stands in a data directory.
+
+    Parameters
+    ----------
+    spec : FileSpec
+        The registered file.
+    path : Path or None
+        The form found (compressed or raw); None when absent.
+    verified : bool or None
+        Whether its sha256 matched; None when absent or not checked.
+
+    Examples
+    --------
+    >>> from mlneighbors.datasets import dataset_status
+    >>> [status.spec.path for status in dataset_status("emotions", data_home="/nowhere")]
+    ['emotions/emotions-test.arff', 'emotions/emotions-train.arff', 'emotions/emotions.arff', 'emotions/emotions.xml']
+    """
 
     spec: FileSpec
     path: Path | None  # the form found (compressed or raw), None when absent
@@ -182,7 +236,29 @@ def _check_file(spec: FileSpec, home: Path, verify: bool = True) -> FileStatus:
 def dataset_status(
     name: str, data_home: str | os.PathLike[str] | None = None, *, verify: bool = True
 ) -> list[FileStatus]:
-    """Presence and checksum of every file of ``name`` in the data directory."""
+    """Presence and checksum of every file of ``name`` in the data directory.
+
+    Parameters
+    ----------
+    name : str
+        A registered dataset.
+    data_home : str or path-like, default=None
+        See :func:`get_data_home`.
+    verify : bool, default=True
+        Compute each present file's sha256 (False: only look for the files).
+
+    Returns
+    -------
+    statuses : list of FileStatus
+
+    Examples
+    --------
+    >>> from mlneighbors.datasets import dataset_status
+    >>> len(dataset_status("emotions", data_home="/nowhere"))
+    4
+    >>> dataset_status("emotions", data_home="/nowhere")[0].present
+    False
+    """
     spec = get_dataset_spec(name)
     home, _ = _home(data_home)
     return [_check_file(f, home, verify) for f in spec.files]
@@ -260,11 +336,26 @@ def fetch_dataset(
     A file already present with a wrong checksum is not touched (it may be a user's
     own copy): :class:`ChecksumError` says which file to delete.
 
+    Parameters
+    ----------
+    name : str
+        A registered dataset.
+    data_home : str or path-like, default=None
+        See :func:`get_data_home`.
+    mirror : str, default=None
+        Base URL serving ``<folder>/<file>`` instead of the sources.
+
     Returns
     -------
     paths : list of Path
         The verified files.
+
+    Examples
+    --------
+    >>> from mlneighbors.datasets import fetch_dataset
+    >>> paths = fetch_dataset("emotions")  # doctest: +SKIP
     """
+
     spec = get_dataset_spec(name)
     home, _ = _home(data_home)
     paths = []
@@ -379,9 +470,17 @@ def load_dataset(
         The data directory exists but is a file.
     ChecksumError
         A file does not match its registered sha256.
+
+    Examples
+    --------
+    >>> from mlneighbors.datasets import load_dataset
+    >>> train = load_dataset("yeast", split="train")  # doctest: +SKIP
+    >>> train.X.shape, train.Y.shape  # doctest: +SKIP
+    ((1500, 103), (1500, 14))
     """
     spec = get_dataset_spec(name)
     if split not in SPLITS:
+
         raise ValueError(f"split must be one of {', '.join(map(repr, SPLITS))}; got {split!r}")
     if split not in spec.splits:
         raise ValueError(

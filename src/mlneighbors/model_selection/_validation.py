@@ -35,7 +35,7 @@ SCALERS = ("minmax", "standard", "none")
 class CVResult:
     """Per-fold metric values and timings of :func:`cross_validate`.
 
-    Attributes
+    Parameters
     ----------
     per_fold : dict of str to ndarray of shape (n_folds,)
         Metric name -> value on each test fold, in fold order.
@@ -51,6 +51,18 @@ class CVResult:
     scores : ndarray of shape (n_samples, n_labels) or None
         Out-of-fold ranking scores (when ``return_predictions=True`` and scores
         were computed).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlneighbors import MLkNN
+    >>> from mlneighbors.model_selection import cross_validate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 3))
+    >>> Y = np.column_stack([X[:, 0] > 0, X[:, 1] > 0]).astype(int)
+    >>> result = cross_validate(MLkNN(5), X, Y, cv=3, metrics=["hamming_loss"])
+    >>> result.n_folds, sorted(result.mean)
+    (3, ['hamming_loss'])
     """
 
     per_fold: dict[str, np.ndarray]
@@ -111,7 +123,7 @@ class CVResult:
 class FittedSplit:
     """One model fitted on one split, as :func:`evaluate_models` hands it to ``on_fit``.
 
-    Attributes
+    Parameters
     ----------
     split : int
         The split's number (fold order).
@@ -126,6 +138,20 @@ class FittedSplit:
         ``predict`` and the ranking scores, when the metrics needed them.
     values : dict of str to float
         The metrics of this split.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlneighbors import MLkNN
+    >>> from mlneighbors.model_selection import evaluate_models
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 3))
+    >>> Y = np.column_stack([X[:, 0] > 0, X[:, 1] > 0]).astype(int)
+    >>> seen = []
+    >>> _ = evaluate_models({"mlknn": MLkNN(5)}, X, Y, cv=3, metrics=["hamming_loss"],
+    ...                     on_fit=lambda fitted: seen.append((fitted.split, fitted.name)))
+    >>> seen
+    [(0, 'mlknn'), (1, 'mlknn'), (2, 'mlknn')]
     """
 
     split: int
@@ -148,6 +174,16 @@ def make_scaler(kind: str, *, sparse: bool) -> Any:
     non-negative sparse features (every column has an implicit zero) and keeps the matrix
     sparse.  ``"standard"``: :class:`~sklearn.preprocessing.StandardScaler` (without
     centring for sparse data).  Test values outside the training range are not clipped.
+
+    Parameters
+    ----------
+    kind : {"minmax", "standard", "none"}
+    sparse : bool
+        Whether the features are a sparse matrix.
+
+    Returns
+    -------
+    scaler : transformer or None
 
     Examples
     --------

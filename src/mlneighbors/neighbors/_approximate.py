@@ -128,6 +128,14 @@ class FaissIVFIndex(_FaissBase):
     -----
     Needs ``pip install 'mlneighbors[faiss]'``.  faiss uses all cores (OpenMP).  Rows whose
     probed cells hold fewer than k points are answered exactly (faiss would pad with -1).
+
+    Examples
+    --------
+    >>> from mlneighbors import MLkNN
+    >>> from mlneighbors.neighbors import FaissIVFIndex
+    >>> FaissIVFIndex(nprobe=20)  # faiss is imported when the index is built
+    FaissIVFIndex(nprobe=20)
+    >>> model = MLkNN(10, backend="faiss-ivf", backend_params={"nprobe": 20})
     """
 
     name: ClassVar[str] = "faiss-ivf"
@@ -192,6 +200,14 @@ class FaissHNSWIndex(_FaissBase):
     -----
     Needs ``pip install 'mlneighbors[faiss]'``.  faiss builds the graph in parallel (OpenMP),
     so the graph, and rarely the result, can vary between builds.
+
+    Examples
+    --------
+    >>> from mlneighbors import MLkNN
+    >>> from mlneighbors.neighbors import FaissHNSWIndex
+    >>> FaissHNSWIndex(ef_search=128)  # faiss is imported when the index is built
+    FaissHNSWIndex(ef_search=128)
+    >>> model = MLkNN(10, backend="faiss-hnsw", backend_params={"ef_search": 128})
     """
 
     name: ClassVar[str] = "faiss-hnsw"
@@ -246,6 +262,14 @@ class HnswlibIndex(ApproximateIndex):
     Notes
     -----
     Needs ``pip install 'mlneighbors[hnsw]'``.
+
+    Examples
+    --------
+    >>> from mlneighbors import MLkNN
+    >>> from mlneighbors.neighbors import HnswlibIndex
+    >>> HnswlibIndex(ef=100)  # hnswlib is imported when the index is built
+    HnswlibIndex(ef=100)
+    >>> model = MLkNN(10, backend="hnswlib", backend_params={"ef": 100})
     """
 
     name: ClassVar[str] = "hnswlib"
@@ -318,7 +342,16 @@ class PyNNDescentIndex(ApproximateIndex):
     -----
     Needs ``pip install 'mlneighbors[pynndescent]'``.  CSR input is used as is.  The first
     build in a process compiles pynndescent's numba kernels (seconds).
+
+    Examples
+    --------
+    >>> from mlneighbors import MLkNN
+    >>> from mlneighbors.neighbors import PyNNDescentIndex
+    >>> PyNNDescentIndex(epsilon=0.2)  # pynndescent is imported when the index is built
+    PyNNDescentIndex(epsilon=0.2)
+    >>> model = MLkNN(10, backend="pynndescent", backend_params={"epsilon": 0.2})
     """
+
 
     name: ClassVar[str] = "pynndescent"
     module: ClassVar[str] = "pynndescent"

@@ -34,6 +34,12 @@ class NeighborIndex(Protocol):
     the lower row number; ``k`` larger than the number of indexed rows raises ``ValueError``;
     never ``-1`` padding.  ``exact`` says whether the result is the exact k-nearest
     neighbours; ``metric`` names the distance.
+
+    Examples
+    --------
+    >>> from mlneighbors.neighbors import NeighborIndex, get_index
+    >>> isinstance(get_index("exact"), NeighborIndex)
+    True
     """
 
     exact: bool
@@ -73,6 +79,30 @@ def check_result(dist: Any, idx: Any, n_queries: int, k: int, n_indexed: int, ba
     each row.  Returns them as float64 and intp; raises
     :class:`~mlneighbors.exceptions.BackendError` naming ``backend`` otherwise (a bad row
     number would make the label counts read memory outside the labels).
+
+    Parameters
+    ----------
+    dist, idx : array-like of shape (n_queries, k)
+        What a backend's ``query`` returned.
+    n_queries, k, n_indexed : int
+        The shape asked for, and the number of indexed rows.
+    backend : str or object
+        The backend, named in the error.
+
+    Returns
+    -------
+    dist : ndarray of shape (n_queries, k), float64
+    idx : ndarray of shape (n_queries, k), intp
+
+    Examples
+    --------
+    >>> from mlneighbors.neighbors import check_result
+    >>> check_result([[0.0, 1.0]], [[2, 0]], n_queries=1, k=2, n_indexed=3, backend="mine")
+    (array([[0., 1.]]), array([[2, 0]]))
+    >>> check_result([[0.0, 1.0]], [[2, -1]], 1, 2, 3, "mine")
+    Traceback (most recent call last):
+    ...
+    mlneighbors.exceptions.BackendError: backend mine returned row number -1, outside the 3 indexed rows (-1 padding or a wrong offset); the protocol allows 0 .. n - 1 only
     """
     from ..exceptions import BackendError
 
@@ -147,6 +177,28 @@ class BaseIndex(BaseEstimator):
 
     Attributes set by ``build``: ``n_samples_fit_`` (number of indexed rows) and
     ``n_features_in_``.
+
+    Examples
+    --------
+    A backend of one's own: brute force in a few lines, and every model can use it.
+
+    >>> import numpy as np
+    >>> from mlneighbors import MLkNN
+    >>> from mlneighbors.neighbors import BaseIndex
+    >>> class Brute(BaseIndex):
+    ...     name = "brute"
+    ...     def __init__(self, metric="euclidean"):
+    ...         self.metric = metric
+    ...     def _build(self, X):
+    ...         self._X = X
+    ...     def _query(self, Q, k):
+    ...         D = np.sqrt(((Q[:, None, :] - self._X[None, :, :]) ** 2).sum(axis=2))
+    ...         order = np.lexsort((np.broadcast_to(np.arange(len(self._X)), D.shape), D), axis=1)[:, :k]
+    ...         return np.take_along_axis(D, order, axis=1), order
+    >>> X = np.array([[0.0], [0.1], [0.2], [1.0], [1.1], [1.2]])
+    >>> Y = np.array([[1, 0], [1, 0], [1, 0], [0, 1], [0, 1], [0, 1]])
+    >>> MLkNN(2, backend=Brute()).fit(X, Y).predict([[0.05]])
+    array([[1, 0]])
     """
 
     name: ClassVar[str] = "base"
@@ -156,7 +208,17 @@ class BaseIndex(BaseEstimator):
     metric: str
 
     def build(self, X: Any) -> BaseIndex:
-        """Index the rows of ``X`` (array-like or CSR of shape (n_samples, n_features)); returns self."""
+        """Index the rows of ``X``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        self : object
+            The built index.
+        """
         check_metric(self.metric, self.supported_metrics, self.name)
         self._check_params()
         X = check_data(X, name="X")
@@ -167,6 +229,12 @@ class BaseIndex(BaseEstimator):
 
     def query(self, Q: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
         """The ``k`` nearest indexed rows of every row of ``Q``.
+
+        Parameters
+        ----------
+        Q : {array-like, sparse matrix} of shape (n_queries, n_features)
+        k : int
+            At most the number of indexed rows.
 
         Returns
         -------

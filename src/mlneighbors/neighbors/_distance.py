@@ -182,7 +182,29 @@ def check_scale(A: Matrix, name: str) -> None:
     squared distances would overflow.  Warns (:class:`~mlneighbors.exceptions.DataScaleWarning`)
     when the largest magnitude is below ``2**-512`` (about ``7e-155``) but not 0: squared
     distances underflow and every neighbour ties at distance 0.  Both say how to fix it.
+
+    Parameters
+    ----------
+    A : {ndarray, sparse matrix}
+        The data.
+    name : str
+        Its name in the messages.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlneighbors.neighbors import check_scale
+    >>> check_scale(np.array([[1.0, 2.0]]), "X")
+    >>> check_scale(np.array([[1e200]]), "X")
+    Traceback (most recent call last):
+    ...
+    ValueError: X has values of magnitude above 2**500 (~3e150): squared distances would overflow float64; rescale the data
     """
+
     data = A.data if sp.issparse(A) else A
     if not data.size:
         return

@@ -247,7 +247,18 @@ class LabelRestrictedIndex:
         return self._search.exact if hasattr(self, "_search") else bool(getattr(self.index, "exact", False))
 
     def build(self, X: Any, Y: np.ndarray) -> LabelRestrictedIndex:
-        """Index the rows of ``X`` by the labels of ``Y`` (an (n, L) 0/1 matrix); returns self."""
+        """Index the rows of ``X`` by the labels of ``Y``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Y : {ndarray, sparse matrix} of shape (n_samples, n_labels)
+            0/1 label indicator.
+
+        Returns
+        -------
+        self : LabelRestrictedIndex
+        """
         from ._cache import NeighborCache
         from ._exact import ExactIndex
 
@@ -263,7 +274,16 @@ class LabelRestrictedIndex:
         return self
 
     def row_blocks(self, n_queries: int) -> list[slice]:
-        """Blocks of query rows whose temporaries fit the working memory."""
+        """Blocks of query rows whose temporaries fit the working memory.
+
+        Parameters
+        ----------
+        n_queries : int
+
+        Returns
+        -------
+        blocks : list of slice
+        """
         size = self._search.block_size()
         return [slice(a, min(a + size, n_queries)) for a in range(0, n_queries, size)]
 
@@ -271,13 +291,36 @@ class LabelRestrictedIndex:
         """Squared distances from every row of ``Q`` (one block, see :meth:`row_blocks`) to
         the ``b`` nearest members of every label: shape (n_queries, n_labels, b), in no
         particular order within a label, ``inf`` where a label has fewer members.
-        ``exclude`` (one row number per query, or None) is left out (leave-one-out)."""
+        ``exclude`` (one row number per query, or None) is left out (leave-one-out).
+
+        Parameters
+        ----------
+        Q : {array-like, sparse matrix} of shape (n_queries, n_features)
+        exclude : ndarray of shape (n_queries,), default=None
+
+        Returns
+        -------
+        sq_dist : ndarray of shape (n_queries, n_labels, b)
+        """
         return self._search.sq_distances(Q, None if exclude is None else np.asarray(exclude))
 
     def kneighbors(self, Q: Any, exclude: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """True distances and row numbers of the ``b`` nearest members of every label,
         ascending by (distance, row), each of shape (n_queries, n_labels, b); ``inf`` and
-        ``-1`` where a label has fewer members.  Blocked by :meth:`row_blocks`."""
+        ``-1`` where a label has fewer members.  Blocked by :meth:`row_blocks`.
+
+        Parameters
+        ----------
+        Q : {array-like, sparse matrix} of shape (n_queries, n_features)
+        exclude : ndarray of shape (n_queries,), default=None
+            One row number per query left out (leave-one-out), or None.
+
+        Returns
+        -------
+        dist : ndarray of shape (n_queries, n_labels, b)
+        idx : ndarray of shape (n_queries, n_labels, b)
+        """
+
         Q = Q if sp.issparse(Q) else np.asarray(Q, dtype=np.float64)
         n = Q.shape[0]
         shape = (n, self.n_labels_, self.n_per_label)

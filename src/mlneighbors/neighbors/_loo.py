@@ -100,7 +100,17 @@ def drop_self(
         ``inf`` where fewer than ``k`` entries remain.
     idx : ndarray of shape (n_queries, k), intp
         Row numbers as given in ``idx``; ``-1`` where fewer than ``k`` entries remain.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlneighbors.neighbors import drop_self
+    >>> dist, idx = drop_self(np.array([[0.0, 0.0, 1.0]]), np.array([[4, 2, 7]]),
+    ...                       self_rows=np.array([2]), k=2)
+    >>> idx
+    array([[4, 7]])
     """
+
     dist = np.asarray(dist, dtype=np.float64)
     idx = np.asarray(idx, dtype=np.intp)
     global_idx = idx if rows is None else np.asarray(rows)[idx]

@@ -92,8 +92,17 @@ def resolve_backend(
     Returns
     -------
     index : an unbuilt index, ready for ``build(X)``.
+
+    Examples
+    --------
+    >>> from mlneighbors.neighbors import get_index, resolve_backend
+    >>> resolve_backend("exact", "cosine")
+    ExactIndex(metric='cosine')
+    >>> resolve_backend(get_index("hnswlib"), "euclidean", {"ef": 80})
+    HnswlibIndex(ef=80)
     """
     params = dict(params or {})
+
     if backend is None or isinstance(backend, str):
         return get_index(backend or "exact", metric=metric or "euclidean", **params)
     if not (callable(getattr(backend, "build", None)) and callable(getattr(backend, "query", None))):

@@ -35,7 +35,17 @@ def merge_kneighbors(dists: Sequence[np.ndarray], idxs: Sequence[np.ndarray], k:
     -------
     dist : ndarray of shape (n_queries, k), float64
     idx : ndarray of shape (n_queries, k), intp
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlneighbors.neighbors import merge_kneighbors
+    >>> dist, idx = merge_kneighbors([np.array([[0.5, 2.0]]), np.array([[0.5, 1.0]])],
+    ...                              [np.array([[3, 1]]), np.array([[7, 9]])], k=3)
+    >>> dist, idx
+    (array([[0.5, 0.5, 1. ]]), array([[3, 7, 9]]))
     """
+
     D = np.concatenate([np.asarray(d, dtype=np.float64) for d in dists], axis=1)
     Ix = np.concatenate([np.asarray(i, dtype=np.intp) for i in idxs], axis=1)
     if k > D.shape[1]:
@@ -69,6 +79,15 @@ class ShardedIndex(BaseEstimator):
     :func:`merge_kneighbors`.  With exact shards the result equals the unsharded exact
     result, ties included.  Shards are queried one after another; each shard's own
     ``n_jobs`` decides its parallelism.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlneighbors.neighbors import ShardedIndex, get_index
+    >>> X = np.random.default_rng(0).normal(size=(100, 5))
+    >>> index = ShardedIndex(get_index("exact"), n_shards=4).build(X)
+    >>> np.array_equal(index.query(X[:3], 5)[1], get_index("exact").build(X).query(X[:3], 5)[1])
+    True
     """
 
     def __init__(self, index: Any, n_shards: int) -> None:
@@ -84,7 +103,16 @@ class ShardedIndex(BaseEstimator):
         return bool(getattr(self.index, "exact", False))
 
     def build(self, X: Any) -> ShardedIndex:
-        """Split the rows of ``X`` into shards and build one index per shard; returns self."""
+        """Split the rows of ``X`` into shards and build one index per shard.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        self : ShardedIndex
+        """
         check_positive_int(self.n_shards, "n_shards")
         if not (callable(getattr(self.index, "build", None)) and callable(getattr(self.index, "query", None))):
             raise TypeError(f"index must have build(X) and query(Q, k) methods, got {self.index!r}")
@@ -99,7 +127,18 @@ class ShardedIndex(BaseEstimator):
         return self
 
     def query(self, Q: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """The k nearest indexed rows of every row of ``Q``: (dist, idx), as any index."""
+        """The k nearest indexed rows of every row of ``Q``: (dist, idx), as any index.
+
+        Parameters
+        ----------
+        Q : {array-like, sparse matrix} of shape (n_queries, n_features)
+        k : int
+
+        Returns
+        -------
+        dist : ndarray of shape (n_queries, k)
+        idx : ndarray of shape (n_queries, k)
+        """
         if not hasattr(self, "shards_"):
             raise NotFittedError("This ShardedIndex is not built yet; call build(X) before query(Q, k).")
         k = check_k(k, self.n_samples_fit_)

@@ -297,7 +297,17 @@ class PCAWindowIndex(BaseIndex):
 
     def candidate_fraction(self, Q: Any) -> float:
         """Mean size of the candidate set of the queries ``Q``, as a fraction of the indexed
-        rows: the share of brute-force work done."""
+        rows: the share of brute-force work done.
+
+        Parameters
+        ----------
+        Q : array-like of shape (n_queries, n_features)
+
+        Returns
+        -------
+        fraction : float
+        """
+
         Q, _ = self._checked_query(Q)
         _, _, sizes = self._search(Q, 1)
         return float(sizes.mean() / self._n_train) if len(sizes) else 0.0
