@@ -118,8 +118,28 @@ class DatasetNotFoundError(_Remedied, FileNotFoundError):
 
 
 class ChecksumError(_Remedied, OSError):
-    """A dataset file does not have the sha256 the registry records; ``reason`` says which
-    file, ``hint`` the remedy (as :class:`DatasetNotFoundError`'s)."""
+    """A dataset file does not have the sha256 the registry records.
+
+    The message is ``reason`` followed by ``hint``, the remedy, as
+    :class:`DatasetNotFoundError`'s.
+
+    Parameters
+    ----------
+    reason : str
+        Which file, and what it should have been.
+    dataset : str, default=""
+        The registry name of the dataset the file belongs to.
+    path : str, default=""
+        The file.
+    hint : str, default=""
+        What to do about it.
+
+    Examples
+    --------
+    >>> exc = ChecksumError("x.arff is damaged.", dataset="yeast", hint="Pass download=True.")
+    >>> str(exc.with_hint("Run 'mlneighbors fetch yeast'."))
+    "x.arff is damaged. Run 'mlneighbors fetch yeast'."
+    """
 
 
 def _rebuild(cls: type, reason: str, dataset: str, path: str, hint: str) -> Any:
