@@ -496,7 +496,11 @@ def target_classes(classes: np.ndarray | None, y_dtype: Any, n_labels: int) -> A
     per label, which scorers read to recognise a multi-label classifier."""
     if classes is not None:
         return classes
-    return [np.array([0, 1], dtype=y_dtype) for _ in range(n_labels)]
+    # one shared (read-only) array: with 10^6 labels, a million small arrays took 117 MB and
+    # most of the fit's time outside the neighbour search (benchmarks/labels.py)
+    values = np.array([0, 1], dtype=y_dtype)
+    values.flags.writeable = False
+    return [values] * n_labels
 
 
 def validate_training_data(
