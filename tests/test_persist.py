@@ -64,6 +64,16 @@ def test_pickle_and_joblib_keep_working(model, data, tmp_path):
         np.testing.assert_array_equal(loaded.predict_proba(Q), model.predict_proba(Q))
 
 
+def test_saving_leaves_the_model_as_it_was(data):
+    X, Y, _ = data
+    model = MLkNN(3).fit(X, Y)
+    index = model._get_index()
+    before = dict(vars(model))
+    pickle.dumps(model)
+    assert vars(model).keys() == before.keys()  # no version stamp added, the built index kept
+    assert model._index is index
+
+
 class NotOurs:
     """A type nobody trusted."""
 

@@ -45,7 +45,9 @@ class VersionedState:
     def __getstate__(self) -> dict:
         from . import __version__
 
-        state = super().__getstate__()
+        # a copy: object.__getstate__ (which scikit-learn's defers to) returns the live
+        # __dict__ itself, and saving a model must not change it
+        state = dict(super().__getstate__())
         state["_mlneighbors_version"] = __version__
         return state
 
