@@ -24,6 +24,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._counts import count_matrix, row_blocks
+from ._dask import dask_method, is_dask_array, validate_dask_training_data
 from .exceptions import LabelWarning, NeighborsWarning
 
 __all__ = [
@@ -148,7 +149,8 @@ class KNeighborsMultilabelBase(VersionedState, MultiOutputMixin, ClassifierMixin
         from .neighbors import check_scale
 
         X, Y, classes, y_dtype = validate_training_data(self, X, y)
-        check_scale(X, "X")  # every model's search, whatever the backend
+        if not is_dask_array(X):  # a dask array's blocks are checked on the workers (check_data)
+            check_scale(X, "X")  # every model's search, whatever the backend
         self._multilabel = classes is None
         if self._multilabel:
             self._y_dtype = np.dtype(y_dtype).str  # a string: saved models hold no dtype objects
@@ -304,7 +306,10 @@ class KNeighborsMultilabelBase(VersionedState, MultiOutputMixin, ClassifierMixin
         Returns
         -------
         Y_pred : ndarray of shape (n_queries, n_labels) or (n_queries,)
+            A lazy ``dask.array.Array`` for a dask array ``X`` (see the Dask backend).
         """
+        if is_dask_array(X):
+            return dask_method(self, "predict", X)
         scores, decisions = self._scores_and_decisions(X)
         if self._multilabel:
             return decisions.astype(self._y_dtype)
@@ -321,7 +326,10 @@ class KNeighborsMultilabelBase(VersionedState, MultiOutputMixin, ClassifierMixin
         Returns
         -------
         scores : ndarray of shape (n_queries, n_labels)
+            A lazy ``dask.array.Array`` for a dask array ``X`` (see the Dask backend).
         """
+        if is_dask_array(X):
+            return dask_method(self, "predict_proba", X)
         scores, _ = self._scores_and_decisions(X)
         if self._multilabel:
             return scores
@@ -436,6 +444,11 @@ class CountTableModel(KNeighborsMultilabelBase):
 
         if not sparse_output:
             return super().predict(X)
+        if is_dask_array(X):
+            raise ValueError(
+                "sparse_output=True takes in-memory queries (an array or a CSR matrix); for a dask "
+                "array X, predict(X) is a lazy dask array computed block by block"
+            )
         if not self._multilabel:
             raise ValueError("sparse_output=True needs a multi-label target (a 2-D indicator)")
         import scipy.sparse as sp
@@ -522,6 +535,8 @@ def validate_training_data(
             f"{type(estimator).__name__} requires y to be passed, but the target y is None"
         )
     _refuse_label_lists(y)
+    if is_dask_array(X):  # checked lazily: the rows stay on the cluster
+        return validate_dask_training_data(estimator, X, y)
     X, y = validate_data(
         estimator,
         X,

@@ -19,6 +19,7 @@ import numpy as np
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from ._base import KNeighborsMultilabelBase
+from ._dask import dask_method, is_dask_array
 
 __all__ = ["BKNN", "balanced_scores", "learn_thresholds"]
 
@@ -384,7 +385,10 @@ class BKNN(KNeighborsMultilabelBase):
         Returns
         -------
         margins : ndarray of shape (n_samples, n_labels)
+            A lazy ``dask.array.Array`` for a dask array ``X`` (see the Dask backend).
         """
+        if is_dask_array(X):
+            return dask_method(self, "decision_function", X)
         f = self._decision_scores(X)
         if not self._multilabel:
             return f[:, -1] - f[:, 0] if f.shape[1] <= 2 else f

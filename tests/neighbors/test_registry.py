@@ -15,12 +15,12 @@ from mlneighbors.neighbors import (
 
 
 def test_registered_names():
-    assert sorted(BACKENDS) == ["exact", "faiss-hnsw", "faiss-ivf", "hnswlib", "pca-window", "pynndescent", "torch"]
+    assert sorted(BACKENDS) == ["dask", "exact", "faiss-hnsw", "faiss-ivf", "hnswlib", "pca-window", "pynndescent", "torch"]
     for name, cls in BACKENDS.items():
         index = get_index(name)
         assert isinstance(index, cls) and isinstance(index, NeighborIndex)
         assert index.metric == ("cosine" if name == "pca-window" else "euclidean")
-        assert index.exact == (name in ("exact", "torch"))
+        assert index.exact == (name in ("exact", "torch", "dask"))  # dask: exact with its default inner index
         assert not hasattr(index, "n_samples_fit_")  # unbuilt
 
 
@@ -31,7 +31,7 @@ def test_get_index_passes_parameters():
 
 
 def test_unknown_backend_lists_the_valid_ones():
-    with pytest.raises(ValueError, match=r"Unknown backend 'annoy'; valid backends are \['exact', 'faiss-hnsw'"):
+    with pytest.raises(ValueError, match=r"Unknown backend 'annoy'; valid backends are \['dask', 'exact', 'faiss-hnsw'"):
         get_index("annoy")
     with pytest.raises(ValueError, match="Unknown backend"):
         resolve_backend("annoy")

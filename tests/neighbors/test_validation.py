@@ -8,7 +8,7 @@ from sklearn.exceptions import NotFittedError
 from mlneighbors.neighbors import BACKENDS, ExactIndex, ShardedIndex, get_index
 
 #: the library adapters and the exact engine (the PCA window index is tested in test_window.py)
-ALL = [name for name in BACKENDS if name != "pca-window"]
+ALL = [name for name in BACKENDS if name not in ("pca-window", "dask")]  # dask needs a cluster: tests/test_dask.py
 
 
 @pytest.mark.parametrize("name", ALL)

@@ -12,7 +12,8 @@ Knows nothing about labels.  Every model asks this package for neighbours throug
 - :class:`ShardedIndex` / :func:`merge_kneighbors` split the rows and merge per-shard top-k;
 - :class:`LabelRestrictedIndex` finds the nearest rows among the members of every label
   (class-balanced kNN), over any index;
-- :class:`PCAWindowIndex` is the hybrid kNN's candidate search along principal components.
+- :class:`PCAWindowIndex` is the hybrid kNN's candidate search along principal components;
+- :class:`DaskIndex` keeps shards of any index on the workers of a Dask cluster.
 
 Every model of the package gets its neighbours here and nowhere else: the estimators'
 ``kneighbors`` and their predictions go through the index that ``backend=`` names, so a
@@ -20,8 +21,9 @@ backend registered here reaches every model.
 
 Registered backends (:func:`get_index`): ``"exact"`` (default, :class:`ExactIndex`),
 ``"torch"`` (:class:`TorchIndex`: the same exact search on a GPU, or the CPU, through PyTorch),
+``"dask"`` (:class:`DaskIndex`: shards of any of these on the workers of a Dask cluster),
 ``"faiss-ivf"``, ``"faiss-hnsw"``, ``"hnswlib"``, ``"pynndescent"``, ``"pca-window"``; the libraries behind
-the optional ones (PyTorch and the approximate ones) are imported only when an index is built.
+the optional ones (PyTorch, Dask and the approximate ones) are imported only when an index is built.
 
 One search for the largest k
 ----------------------------
@@ -40,6 +42,7 @@ rule makes the order total), so a sweep over k searches once:
 from ._approximate import FaissHNSWIndex, FaissIVFIndex, HnswlibIndex, PyNNDescentIndex
 from ._base import METRICS, BaseIndex, NeighborIndex, check_result
 from ._cache import NeighborCache
+from ._dask import DaskIndex
 from ._distance import check_scale
 from ._exact import ExactIndex
 from ._labels import LabelRestrictedIndex
@@ -53,6 +56,7 @@ __all__ = [
     "BACKENDS",
     "METRICS",
     "BaseIndex",
+    "DaskIndex",
     "ExactIndex",
     "FaissHNSWIndex",
     "FaissIVFIndex",

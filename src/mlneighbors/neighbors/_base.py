@@ -221,7 +221,7 @@ class BaseIndex(BaseEstimator):
         """
         check_metric(self.metric, self.supported_metrics, self.name)
         self._check_params()
-        X = check_data(X, name="X")
+        X = self._check_data(X, name="X")
         self._build(X)
         self.n_samples_fit_ = X.shape[0]
         self.n_features_in_ = X.shape[1]
@@ -251,7 +251,7 @@ class BaseIndex(BaseEstimator):
         if not hasattr(self, "n_samples_fit_"):
             raise NotFittedError(f"This {type(self).__name__} is not built yet; call build(X) before query(Q, k).")
         k = check_k(k, self.n_samples_fit_)
-        Q = check_data(Q, name="Q")
+        Q = self._check_data(Q, name="Q")
         if Q.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"Q has {Q.shape[1]} features, but the index was built on X with {self.n_features_in_} features"
@@ -260,6 +260,11 @@ class BaseIndex(BaseEstimator):
 
     def _check_params(self) -> None:
         """Validate the constructor parameters (other than ``metric``)."""
+
+    def _check_data(self, X: Any, *, name: str) -> Any:
+        """Validate the indexed rows or the queries (:func:`check_data`; an index that takes
+        other kinds of data, such as dask arrays, widens this)."""
+        return check_data(X, name=name)
 
     def _build(self, X: np.ndarray | sp.csr_matrix) -> None:  # pragma: no cover - abstract
         raise NotImplementedError

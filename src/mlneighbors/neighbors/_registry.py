@@ -8,6 +8,7 @@ from typing import Any
 
 from ._approximate import FaissHNSWIndex, FaissIVFIndex, HnswlibIndex, PyNNDescentIndex
 from ._base import METRICS, BaseIndex, check_metric, unbuilt_copy
+from ._dask import DaskIndex
 from ._exact import ExactIndex
 from ._torch import TorchIndex
 from ._window import PCAWindowIndex
@@ -23,6 +24,7 @@ BACKENDS: dict[str, type[BaseIndex]] = {
     "hnswlib": HnswlibIndex,
     "pynndescent": PyNNDescentIndex,
     "pca-window": PCAWindowIndex,
+    "dask": DaskIndex,
 }
 
 
@@ -34,7 +36,8 @@ def get_index(name: str = "exact", *, metric: str | None = None, **params: Any) 
     name : str, default="exact"
         A key of :data:`BACKENDS`: "exact", "torch" (the exact search on a GPU through
         PyTorch, same results), "faiss-ivf", "faiss-hnsw", "hnswlib", "pynndescent",
-        "pca-window" (the hybrid kNN's candidate search; cosine only).
+        "pca-window" (the hybrid kNN's candidate search; cosine only), "dask" (shards
+        of any of these on the workers of a Dask cluster).
     metric : str, default=None
         Checked against the metrics the backend supports; None: the backend's first
         (``"euclidean"``, or ``"cosine"`` for "pca-window").

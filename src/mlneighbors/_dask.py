@@ -1,0 +1,125 @@
+"""Estimators on dask arrays: lazy predictions over query chunks, training rows left on the cluster.
+
+Two entry points, called by the estimator base when it is handed a ``dask.array.Array``:
+
+- :func:`dask_method`: ``predict`` / ``predict_proba`` / ``decision_function`` of a dask
+  array of queries is a lazy dask array with chunks ``(query row chunks, output columns)``.
+  The fitted model enters the graph once (one key, which every block depends on; Dask sends
+  it to each worker once), and each block runs the model's own method on a worker.  With
+  ``backend="dask"`` the model travels with a handle on its shards (its index), not with its
+  training rows, and every block's neighbour search is itself spread over the shards.
+- :func:`validate_dask_training_data`: ``fit`` on a dask array ``X`` with ``backend="dask"``
+  checks ``X`` without computing it and keeps it lazy; the shards are built from its chunks
+  on the workers and the leave-one-out neighbours read their queries from the shards, so the
+  rows never reach the client.  Only the labels and the (n, k) neighbour lists do.
+
+Nothing here imports dask until a dask array is met.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils.validation import check_is_fitted
+
+from .neighbors._dask import DaskIndex, check_dask_matrix, is_dask_array
+
+__all__ = ["dask_method", "is_dask_array", "validate_dask_training_data"]
+
+
+def _uses_dask(estimator: Any) -> bool:
+    make_index = getattr(estimator, "_make_index", None)
+    return callable(make_index) and isinstance(make_index(), DaskIndex)
+
+
+class _Shipped:
+    """A fitted model as the workers get it.
+
+    A model pickles without its index (it is rebuilt from ``_fit_X``).  With a
+    ``DaskIndex`` the index is only a handle on shards that stay on the workers, so the model
+    travels with it instead of with its training rows: ``_fit_X`` is replaced by a stand-in
+    of its shape holding no data (a broadcast NaN, so any read of it would show), which is
+    all that the prediction path asks of it (``check_is_fitted``).
+    """
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        self._state = {"model": model, "index": None, "shape": None}
+        if _uses_dask(model):
+            index = model._get_index()
+            state = dict(model.__getstate__())
+            state.pop("_mlneighbors_version", None)  # the version stamp of a saved file, not an attribute
+            shape = state.pop("_fit_X").shape
+            light = object.__new__(type(model))
+            light.__dict__.update(state)
+            self._state = {"model": light, "index": index, "shape": shape}
+
+    def __getstate__(self) -> dict:
+        return self._state  # the same on a worker that passes the model on
+
+    def __setstate__(self, state: dict) -> None:
+        self._state = state
+        self.model = state["model"]
+        if state["index"] is not None:  # on a copy: the state stays light for the next worker
+            self.model = object.__new__(type(state["model"]))
+            self.model.__dict__.update(state["model"].__dict__, _index=state["index"],
+                                       _fit_X=np.broadcast_to(np.float64(np.nan), state["shape"]))
+
+
+def _apply(block: Any, shipped: _Shipped, method: str) -> np.ndarray:
+    return getattr(shipped.model, method)(block)
+
+
+def dask_method(model: Any, method: str, X: Any) -> Any:
+    """``model.<method>(X)`` for a dask array ``X``, as a lazy dask array.
+
+    Parameters
+    ----------
+    model : fitted estimator of this package
+    method : {"predict", "predict_proba", "decision_function"}
+    X : dask.array.Array of shape (n_queries, n_features)
+        Dense, or with CSR chunks.
+
+    Returns
+    -------
+    out : dask.array.Array
+        Chunks ``(X.chunks[0], (n_outputs,))`` (``(X.chunks[0],)`` for a 1-D output); the
+        dtype and output width are those of the method on one row.
+    """
+    import dask
+
+    check_is_fitted(model, "_fit_X")
+    X = check_dask_matrix(X, name="X", n_features=model.n_features_in_)
+    if len(X.chunks[1]) > 1:
+        X = X.rechunk({1: -1})  # the model needs whole rows
+    probe = np.asarray(getattr(model, method)(np.zeros((1, X.shape[1]))))  # output dtype and width
+    shipped = dask.delayed(_Shipped(model), name=f"mlneighbors-model-{uuid.uuid4().hex}", traverse=False)
+    chunks = (X.chunks[0],) + tuple((n,) for n in probe.shape[1:])
+    return X.map_blocks(
+        _apply, shipped, method, chunks=chunks, dtype=probe.dtype, meta=probe[:0],
+        drop_axis=[1] if probe.ndim == 1 else [],
+    )
+
+
+def validate_dask_training_data(
+    estimator: Any, X: Any, y: Any
+) -> tuple[Any, np.ndarray, np.ndarray | None, np.dtype | None]:
+    """:func:`~mlneighbors._base.validate_training_data` for a dask array ``X``, which stays lazy.
+
+    The target is validated as usual against a stand-in of ``X``'s shape that
+    holds no values; ``X`` itself is checked for its shape and dtype here and for its values
+    on the workers, when the shards are built.
+    """
+    if not _uses_dask(estimator):
+        raise ValueError(
+            f"{type(estimator).__name__} was given a dask array X: fit it with backend='dask' "
+            "(the rows stay on the cluster), or pass X.compute()"
+        )
+    from ._base import validate_training_data
+
+    X = check_dask_matrix(X, name="X")
+    _, Y, classes, y_dtype = validate_training_data(estimator, sp.csr_matrix(X.shape), y)
+    return X, Y, classes, y_dtype

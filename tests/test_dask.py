@@ -1,0 +1,279 @@
+"""The Dask backend on a real cluster: the index, the models, faults, the command line.
+
+One module so that one cluster (two worker processes of one thread, as a small real
+deployment) serves every test; each test leaves it with two workers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import clone
+
+import mlneighbors
+from mlneighbors import BKNN, MLkNN
+from mlneighbors.cli import main
+from mlneighbors.neighbors import get_index, loo_kneighbors
+
+from .models.test_backends import MODELS, _with_backend
+from .models.conftest import corner_data
+from .neighbors._twins import tricky_data, tricky_queries, twin_kneighbors
+
+distributed = pytest.importorskip("distributed")
+da = pytest.importorskip("dask.array")
+
+pytestmark = pytest.mark.filterwarnings("ignore:.*no positive training example:UserWarning")
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        yield client
+
+
+def _as(kind, X, chunks=17):
+    if kind == "csr":
+        return sp.csr_matrix(X)
+    if kind == "dask":
+        return da.from_array(X, chunks=(chunks, -1))
+    if kind == "dask-csr":
+        return da.from_array(sp.csr_matrix(X), chunks=(chunks, -1), asarray=False)
+    return X
+
+
+def _assert_same(got, want):
+    np.testing.assert_array_equal(got[1], want[1])
+    np.testing.assert_array_equal(got[0], want[0])
+
+
+# ------------------------------------------------------------------ the index
+
+
+@pytest.mark.parametrize("kind", ["dense", "csr", "dask", "dask-csr"])
+@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
+@pytest.mark.parametrize("n_shards", [None, 7])  # None: one per worker thread (2, not dividing 97); 7 > workers
+def test_identical_to_exact(client, rng, kind, metric, n_shards):
+    X = tricky_data(rng, 97, 4, integer=True)  # duplicates and exact ties across shard boundaries
+    Q = tricky_queries(rng, X, 25)
+    data = _as(kind, X)
+    index = get_index("dask", metric=metric, n_shards=n_shards).build(data)
+    # in-process reference in the same format (sparse sums may differ from dense ones by ulps)
+    local, local_Q = (sp.csr_matrix(X), sp.csr_matrix(Q)) if kind.endswith("csr") else (X, Q)
+    exact = get_index("exact", metric=metric).build(local)
+    assert index.exact and index.n_samples_fit_ == 97 and index.n_shards_ == (n_shards or 2)
+    for k in (1, 97):
+        _assert_same(index.query(_as(kind, Q, chunks=10), k), exact.query(local_Q, k))
+    # leave-one-out: the indexed rows themselves are read from the shards; a copy is sent
+    want = loo_kneighbors(exact, local, 8)
+    _assert_same(loo_kneighbors(index, data, 8), want)
+    _assert_same(loo_kneighbors(index, _as(kind, X.copy()), 8), want)
+
+
+def test_equal_to_the_loop_twin(client, rng):
+    X = tricky_data(rng, 60, 3, integer=True)
+    Q = tricky_queries(rng, X, 12)
+    index = get_index("dask", n_shards=4).build(X)
+    np.testing.assert_array_equal(index.query(Q, 9)[1], twin_kneighbors(X, Q, 9)[1])
+    np.testing.assert_array_equal(loo_kneighbors(index, X, 5)[1], twin_kneighbors(X, X, 6, exclude=np.arange(60))[1][:, :5])
+
+
+def test_many_blocks_and_column_chunks(client, rng):
+    X = rng.standard_normal((300, 6))
+    Q = rng.standard_normal((200, 6))
+    index = get_index("dask", n_shards=3).build(da.from_array(X, chunks=(50, 2)))
+    with mlneighbors.config_context(working_memory=0.01):  # blocks of a few rows: many merge trees
+        _assert_same(index.query(da.from_array(Q, chunks=(64, 3)), 5), get_index("exact").build(X).query(Q, 5))
+        _assert_same(index.query(Q, 5), get_index("exact").build(X).query(Q, 5))
+
+
+def test_a_pickled_index_is_a_handle_and_a_clone_shares_the_client(client, rng):
+    X = rng.standard_normal((50, 3))
+    index = get_index("dask", client=client, n_shards=2).build(X)
+    again = pickle.loads(pickle.dumps(index))
+    _assert_same(again.query(X[:5], 4), index.query(X[:5], 4))
+    copy = clone(index)
+    assert copy.client is client and not hasattr(copy, "n_samples_fit_")
+    assert get_index("dask", inner="hnswlib").exact is False
+
+
+def test_bad_input_is_named(client, rng):
+    X = rng.standard_normal((20, 3))
+    with pytest.raises(ValueError, match="n_shards must be >= 1"):
+        get_index("dask", n_shards=0).build(X)
+    with pytest.raises(ValueError, match="inner must be one of"):
+        get_index("dask", inner="dask").build(X)
+    with pytest.raises(TypeError, match="client must be a distributed.Client"):
+        get_index("dask", client="tcp://nowhere").build(X)
+    index = get_index("dask", n_shards=2).build(X)
+    with pytest.raises(ValueError, match=r"k=21 is larger than the number of indexed points \(20\)"):
+        index.query(X, 21)
+    with pytest.raises(ValueError, match="Q has 2 features"):
+        index.query(da.zeros((4, 2)), 1)
+    unknown = da.from_array(X, chunks=5)
+    unknown = unknown[unknown[:, 0] > 0]
+    with pytest.raises(ValueError, match="unknown chunk sizes; call X.compute_chunk_sizes"):
+        get_index("dask").build(unknown)
+    X[3, 1] = np.nan
+    with pytest.raises(ValueError, match="X contains NaN"):  # found on a worker, raised here
+        get_index("dask", n_shards=2).build(da.from_array(X, chunks=5))
+
+
+def test_no_client_is_a_clear_error():
+    code = (
+        "import numpy as np; from mlneighbors import MLkNN\n"
+        "try:\n"
+        "    MLkNN(backend='dask').fit(np.eye(4), np.eye(4, dtype=int))\n"
+        "except ValueError as exc:\n"
+        "    print(exc)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert "needs a Dask client" in out.stdout and "LocalCluster" in out.stdout and "Client('tcp://" in out.stdout
+
+
+def _kill_one_worker_when_busy(client, pids, record):
+    """Kill a worker process (SIGKILL) as soon as the cluster is running search tasks."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if any("mlneighbors-knn" in str(key) for keys in client.processing().values() for key in keys):
+            os.kill(pids[0], signal.SIGKILL)
+            record["killed"] = time.monotonic()
+            return
+        time.sleep(0.005)
+
+
+@pytest.mark.parametrize("kind", ["dense", "dask"])
+def test_a_worker_killed_mid_query_loses_nothing(client, rng, kind):
+    X = rng.standard_normal((10_000, 16))
+    Q = rng.standard_normal((6_000, 16))
+    want = get_index("exact").build(X).query(Q, 10)
+    index = get_index("dask", n_shards=2).build(_as(kind, X, chunks=2500))  # a shard on each worker
+    pids = list(client.run(os.getpid).values())
+    record = {}
+    killer = threading.Thread(target=_kill_one_worker_when_busy, args=(client, pids, record))
+    killer.start()
+    with mlneighbors.config_context(working_memory=1):  # many blocks: the query outlives the kill
+        got = index.query(Q, 10)
+    done = time.monotonic()
+    killer.join()
+    assert record.get("killed", np.inf) < done  # the worker died while the query ran
+    with pytest.raises(ProcessLookupError):
+        os.kill(pids[0], 0)
+    _assert_same(got, want)
+    client.wait_for_workers(2, timeout=60)  # the nanny restarts it for the next tests
+
+
+def test_a_cluster_without_workers_fails_instead_of_hanging(rng):
+    import dask
+
+    X = rng.standard_normal((30, 3))
+    with distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=None) as cluster, \
+            distributed.Client(cluster, set_as_default=False) as own:
+        index = get_index("dask", client=own).build(X)
+        cluster.scale(0)
+        while own.nthreads():
+            time.sleep(0.05)
+        with dask.config.set({"distributed.scheduler.no-workers-timeout": "1s"}):
+            start = time.monotonic()
+            with pytest.raises(RuntimeError, match="has had no worker for 1 s"):
+                index.query(X, 3)
+        assert time.monotonic() - start < 10
+
+
+# ------------------------------------------------------------------ the models
+
+
+@pytest.mark.parametrize("model", MODELS, ids=repr)
+def test_every_model_on_the_cluster_predicts_as_exact(client, rng, model):
+    X, Y, Q = corner_data(rng, "empty", n_features=4, continuous=True)
+    reference = _with_backend(clone(model), "exact").fit(X, Y)
+    on_cluster = _with_backend(clone(model), "dask").fit(X, Y)
+    np.testing.assert_array_equal(on_cluster.predict(Q), reference.predict(Q))
+    np.testing.assert_allclose(on_cluster.predict_proba(Q), reference.predict_proba(Q), rtol=1e-9, atol=1e-12)
+    lazy = on_cluster.predict(da.from_array(Q, chunks=10))
+    assert isinstance(lazy, da.Array) and lazy.chunks == ((10, 10, 4), (Y.shape[1],))
+    np.testing.assert_array_equal(lazy.compute(), reference.predict(Q))
+
+
+def test_lazy_outputs_have_the_methods_chunks_and_dtypes(client, rng):
+    X, Y, Q = corner_data(rng, "empty", n_features=4, continuous=True)
+    Qd = da.from_array(sp.csr_matrix(Q), chunks=(7, -1), asarray=False)  # CSR chunks
+    for model, method in [(BKNN(3, backend="dask"), "decision_function"), (MLkNN(3, backend="dask"), "predict_proba")]:
+        want = getattr(model.fit(X, Y), method)(Q)
+        lazy = getattr(model, method)(Qd)
+        assert lazy.chunks == ((7, 7, 7, 3), (Y.shape[1],)) and lazy.dtype == want.dtype == np.float64
+        np.testing.assert_allclose(lazy.compute(), want, rtol=1e-12)
+    y = np.argmax(Y[:, 1:], axis=1)  # a 1-D target: predict gives (n,) classes
+    lazy = MLkNN(3, backend="dask").fit(X, y).predict(da.from_array(Q, chunks=10))
+    assert lazy.chunks == ((10, 10, 4),) and lazy.dtype == y.dtype
+    np.testing.assert_array_equal(lazy.compute(), MLkNN(3).fit(X, y).predict(Q))
+
+
+def test_fit_on_a_dask_array_keeps_the_rows_on_the_cluster(client, rng):
+    X, Y, Q = corner_data(rng, "empty", n_features=4, continuous=True)
+    Xd = da.from_array(X, chunks=(9, -1))
+    model = MLkNN(4, backend="dask").fit(Xd, Y)
+    reference = MLkNN(4).fit(X, Y)
+    assert model.n_features_in_ == 4
+    np.testing.assert_array_equal(model.kneighbors()[1], reference.kneighbors()[1])
+    np.testing.assert_array_equal(model.predict(Q), reference.predict(Q))
+    np.testing.assert_array_equal(model.predict(da.from_array(Q, chunks=5)).compute(), reference.predict(Q))
+    with pytest.raises(ValueError, match=r"dask array X: fit it with backend='dask'.*X.compute\(\)"):
+        MLkNN(4).fit(Xd, Y)
+
+
+# ------------------------------------------------------------------ the command line
+
+
+def test_cli_on_a_running_cluster_matches_in_process(client, shared_data, capsys):
+    argv = ["evaluate", "emotions", "--model", "mlknn", "--cv", "2", "--metrics", "hamming_loss,micro_f1",
+            "--data-home", str(shared_data), "--format", "json", "--quiet"]
+    assert main(argv) == 0
+    want = [r["value"] for r in json.loads(capsys.readouterr().out)["results"][:2]]
+    assert main(argv + ["--backend", "dask", "--scheduler", client.scheduler.address]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["backend"] == "dask"
+    got = [r["value"] for r in out["results"][:2]]
+    assert got == want
+
+
+def test_cli_starts_and_closes_a_local_cluster(shared_data, capsys):
+    argv = ["evaluate", "emotions", "--model", "brknn", "--split", "--metrics", "hamming_loss",
+            "--data-home", str(shared_data), "--format", "json", "--quiet"]
+    assert main(argv) == 0
+    want = json.loads(capsys.readouterr().out)["results"][0]["value"]
+    before = distributed.default_client()
+    assert main(argv + ["--backend", "dask", "--workers", "1"]) == 0
+    assert json.loads(capsys.readouterr().out)["results"][0]["value"] == want
+    assert distributed.default_client() is before  # the run's own client is gone, the module's is back
+
+
+@pytest.mark.parametrize(
+    "extra, needle",
+    [
+        (["--workers", "2"], "--workers needs --backend dask"),
+        (["--backend", "exact", "--scheduler", "tcp://x:1"], "--scheduler needs --backend dask"),
+        (["--backend", "dask"], "--backend dask needs --scheduler ADDRESS"),
+        (["--backend", "dask", "--workers", "0"], "--workers must be at least 1"),
+    ],
+)
+def test_cli_cluster_flags_are_checked_first(extra, needle, capsys):
+    assert main(["evaluate", "emotions", "--model", "mlknn", *extra]) == 2
+    assert needle in capsys.readouterr().err
+
+
+def test_cli_fit_refuses_the_dask_backend(tmp_path, capsys):
+    out = tmp_path / "model.skops"
+    assert main(["fit", "mlknn", "emotions", "--out", str(out), "--backend", "dask"]) == 2
+    assert "--backend dask is for evaluate, compare and reproduce" in capsys.readouterr().err
+    assert not out.exists()
