@@ -24,7 +24,7 @@ from ._common import (
     progress_factory,
 )
 from ._data import Data, describe_scale, labels_of, load, read_file, scale_for
-from ._models import apply_backend, backend, build_models, model_params
+from ._models import apply_backend, backend, build_models, dask_client, model_params
 
 DEFAULT_OUT = "reproductions"
 
@@ -160,7 +160,7 @@ def _run_models(args: argparse.Namespace, cmd: str, names: Sequence[str]) -> tup
     n_parts = 1 if "test" in where else where["cv"]
     bar = factory(n_parts * len(models), f"{cmd} {os.path.basename(data.label)}") if factory else None
     try:
-        with warnings.catch_warnings(record=True) as caught:
+        with dask_client(args), warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             results = evaluate_models(models, data.train.X, labels_of(data.train), metrics=metrics, scale=scale,
                                       progress=bar, backend=backend_name, backend_params=backend_params, **where)
@@ -400,27 +400,28 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     args.outputs = Outputs(args.out)
     factory = progress_factory(args.quiet)
     tidy: list[dict[str, Any]] = []
-    for name in wanted:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            rep = reproduce(name, quick=args.quick, out=args.out, data_home=args.data_home,
-                            figures=not args.no_figures, progress=factory, random_state=args.seed,
-                            backend=backend_name, backend_params=backend_params)
-        args.outputs.done.append(rep.paper)
-        if args.format == "table":
-            print(f"== {rep.paper}: {rep.title}")
-            for title, rows in rep.tables():
-                compared = any(" / " in str(v) for r in rows for v in r.values())
-                extra = "  (ours / paper; * differs by more than 0.02)" if compared else ""
-                print(f"\n{title}{extra}")
-                print(format_rows(rows, "table"))
-            print()
-        tidy += [{"reproduction": rep.paper, **r} for r in rep.rows]
-        if not args.quiet:
-            where = os.path.join(args.out, rep.paper)
-            print(f"{rep.paper}: {rep.seconds:.1f} s; {len(rep.differences())} cell(s) differ from the paper by "
-                  f"more than 0.02 (see {os.path.join(where, 'report.md')}); wrote {len(rep.files)} files "
-                  f"to {where}", file=sys.stderr)
+    with dask_client(args):  # one cluster for every paper of the run
+        for name in wanted:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                rep = reproduce(name, quick=args.quick, out=args.out, data_home=args.data_home,
+                                figures=not args.no_figures, progress=factory, random_state=args.seed,
+                                backend=backend_name, backend_params=backend_params)
+            args.outputs.done.append(rep.paper)
+            if args.format == "table":
+                print(f"== {rep.paper}: {rep.title}")
+                for title, rows in rep.tables():
+                    compared = any(" / " in str(v) for r in rows for v in r.values())
+                    extra = "  (ours / paper; * differs by more than 0.02)" if compared else ""
+                    print(f"\n{title}{extra}")
+                    print(format_rows(rows, "table"))
+                print()
+            tidy += [{"reproduction": rep.paper, **r} for r in rep.rows]
+            if not args.quiet:
+                where = os.path.join(args.out, rep.paper)
+                print(f"{rep.paper}: {rep.seconds:.1f} s; {len(rep.differences())} cell(s) differ from the paper by "
+                      f"more than 0.02 (see {os.path.join(where, 'report.md')}); wrote {len(rep.files)} files "
+                      f"to {where}", file=sys.stderr)
     if args.format != "table":
         print(format_rows(tidy, args.format, ["reproduction", *COLUMNS]))
     return 0

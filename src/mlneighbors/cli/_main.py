@@ -91,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, metavar="FILE", help="the model file to write (e.g. model.skops)")
     _model_args(p)
     add_scale_arg(p)
-    add_backend_args(p)
+    add_backend_args(p, cluster=False)
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_fit)
 

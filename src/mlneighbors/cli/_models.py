@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from ._common import CLIError, choice_error, key_values, parse_value
@@ -77,19 +78,65 @@ def build_models(names: Sequence[str], k: int | None, params: Sequence[str], cmd
     return models
 
 
-def add_backend_args(p: argparse.ArgumentParser) -> None:
+def add_backend_args(p: argparse.ArgumentParser, *, cluster: bool = True) -> None:
+    """``--backend`` and ``--backend-param``; with ``cluster``, where ``--backend dask`` runs."""
     from ..neighbors import BACKENDS
 
     p.add_argument("--backend", metavar="NAME",
                    help=f"the neighbour search of every model: {', '.join(sorted(BACKENDS))} (default: exact)")
     p.add_argument("--backend-param", action="append", metavar="KEY=VALUE",
                    help="a parameter of --backend (repeatable), e.g. device=cuda")
+    if cluster:
+        where = p.add_mutually_exclusive_group()
+        where.add_argument("--scheduler", metavar="ADDRESS",
+                           help="with --backend dask: the scheduler of a running Dask cluster, e.g. tcp://10.0.0.5:8786")
+        where.add_argument("--workers", type=int, metavar="N",
+                           help="with --backend dask: a local Dask cluster of N worker processes, for this run only")
+
+
+def _check_cluster_args(args: argparse.Namespace, cmd: str) -> None:
+    scheduler, workers = getattr(args, "scheduler", None), getattr(args, "workers", None)
+    if not hasattr(args, "workers"):  # fit: the saved model predicts in-process
+        if args.backend == "dask":
+            raise CLIError(f"mlneighbors {cmd}: --backend dask is for evaluate, compare and reproduce; a saved "
+                           "model predicts in-process (fit it with the default backend)")
+        return
+    given = "--scheduler" if scheduler is not None else "--workers" if workers is not None else None
+    if given is not None and args.backend != "dask":
+        raise CLIError(f"mlneighbors {cmd}: {given} needs --backend dask")
+    if args.backend == "dask" and given is None:
+        raise CLIError(f"mlneighbors {cmd}: --backend dask needs --scheduler ADDRESS (a running cluster) "
+                       "or --workers N (a local cluster for this run)")
+    if workers is not None and workers < 1:
+        raise CLIError(f"mlneighbors {cmd}: --workers must be at least 1, got {workers}")
+
+
+@contextmanager
+def dask_client(args: argparse.Namespace) -> Iterator[None]:
+    """For ``--backend dask``: a Dask client for the run, the default one while it lasts,
+    connected to ``--scheduler`` or to a local cluster of ``--workers`` processes that is
+    closed after the run."""
+    if args.backend != "dask":
+        yield
+        return
+    try:
+        import distributed
+    except ImportError:
+        raise ImportError("--backend dask needs dask[distributed]: pip install 'mlneighbors[dask]'") from None
+    if args.scheduler is not None:
+        with distributed.Client(args.scheduler):
+            yield
+        return
+    with distributed.LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+        yield
 
 
 def backend(args: argparse.Namespace, cmd: str) -> tuple[str | None, dict[str, Any] | None]:
     """``--backend`` and its ``--backend-param`` values, checked before anything runs."""
     from ..neighbors import BACKENDS, get_index
 
+    _check_cluster_args(args, cmd)
     if args.backend is None:
         if args.backend_param:
             raise CLIError(f"mlneighbors {cmd}: --backend-param needs --backend")
