@@ -6,13 +6,11 @@ Build (from the repository root, in the project's virtual environment with the `
 
 Nothing here reaches the network: no intersphinx inventory is fetched, no remote image is
 embedded, and formulas are drawn by matplotlib's mathtext at build time (no MathJax script).
-Three things are generated before the sources are read, so that nothing is listed by hand:
+Two things are generated before the sources are read, so that nothing is listed by hand:
 
 - ``api/generated/``: the API index, one entry per name of ``__all__`` of the package and of
   its public submodules (autosummary then writes one page per name);
-- the gallery (``examples/`` -> ``auto_examples/``), run by sphinx-gallery at every build;
-- ``_generated/dask.rst``: the link to the Dask page, and the Dask API names, when the
-  ``"dask"`` backend is present in this checkout (it lives on its own branch until merged).
+- the gallery (``examples/`` -> ``auto_examples/``), run by sphinx-gallery at every build.
 """
 
 from __future__ import annotations
@@ -30,7 +28,6 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "src"))
 
 import mlneighbors  # noqa: E402
-from mlneighbors.neighbors import BACKENDS  # noqa: E402
 
 # -- project ---------------------------------------------------------------------------------
 
@@ -219,39 +216,15 @@ def write_api_index() -> None:
         path.write_text(text)
 
 
-def write_dask_snippets() -> None:
-    """The Dask page's link and toctree entry exist only where the backend is merged."""
-    generated = HERE / "_generated"
-    generated.mkdir(exist_ok=True)
-    has_page = (HERE / "dask-scaling.md").exists()
-    link = (":doc:`/dask-scaling` says how it scales, with its measurements."
-            if has_page else
-            "A page on scaling with Dask comes with the backend (``docs/dask-scaling.md``).")
-    available = "dask" in BACKENDS
-    if available:
-        link += " The example :ref:`sphx_glr_auto_examples_plot_dask_backend.py` runs a ``LocalCluster``."
-    status = ("" if available else
-              "\n.. note::\n\n   This build's ``mlneighbors.neighbors.BACKENDS`` has no ``\"dask\"`` yet: "
-              "the backend is being merged, and its gallery example is skipped until then.\n")
-    (generated / "dask.rst").write_text(link + "\n" + status)
-    (generated / "dask_toctree.rst").write_text(
-        ".. toctree::\n   :hidden:\n\n   dask-scaling\n" if has_page else ""
-    )
-
-
 write_api_index()
-write_dask_snippets()
 
 # -- the gallery -------------------------------------------------------------------------------
-
-# the "dask" example runs once the backend is merged; until then it is not executed
-_skip = [] if "dask" in BACKENDS else ["plot_dask_backend"]
 
 sphinx_gallery_conf = {
     "examples_dirs": str(ROOT / "examples"),
     "gallery_dirs": "auto_examples",
     "filename_pattern": r"/plot_",
-    "ignore_pattern": r"__init__\.py" + "".join(f"|{name}" for name in _skip),
+    "ignore_pattern": r"__init__\.py",
     "within_subsection_order": "FileNameSortKey",
     "download_all_examples": False,
     "remove_config_comments": True,

@@ -7,9 +7,6 @@ worker and merges the per-shard top-k by (distance, row): the exact result, comp
 data live. Here a :class:`~distributed.LocalCluster` of two single-threaded workers on this
 machine stands in for a cluster, through the two ways of naming the backend:
 ``get_index("dask", client=...)`` and ``backend="dask"`` on a model.
-
-(This example runs only where ``mlneighbors.neighbors.BACKENDS`` has ``"dask"``; the build
-skips it otherwise.)
 """
 
 import matplotlib.pyplot as plt
