@@ -107,7 +107,8 @@ def figures(datasets: list[str]) -> None:
     from mlneighbors.metrics import average_precision, hamming_loss, macro_f1
     from mlneighbors.model_selection import MultilabelStratifiedKFold
 
-    print(f"{'dataset':14s} {'hamming':>8s} {'macro-F1':>8s} {'AP':>7s} {'AP prev.':>8s} {'|Z|/row':>8s} {'|Y|/row':>8s}")
+    print(f"{'dataset':14s} {'hamming':>8s} {'macro-F1':>8s} {'AP':>7s} {'AP prev.':>8s} "
+          f"{'|Z|/row':>8s} {'|Y|/row':>8s}")
     for name in datasets or list_datasets():
         if "train" in get_dataset_spec(name).splits:
             tr, te = load_dataset(name, "train"), load_dataset(name, "test")

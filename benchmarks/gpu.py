@@ -60,7 +60,8 @@ def imdb_shaped(n: int, d: int = 1001, nnz: float = 19.0, n_labels: int = 28, se
     X = sp.csr_matrix((np.ones(len(cols)), (rows, rng.permutation(d)[cols])), shape=(n, d))
     X.sum_duplicates()
     X.data[:] = 1.0
-    W = sp.random(d, n_labels, density=0.05, random_state=seed) - sp.random(d, n_labels, density=0.05, random_state=seed + 1)
+    W = sp.random(d, n_labels, density=0.05, random_state=seed)
+    W = W - sp.random(d, n_labels, density=0.05, random_state=seed + 1)
     S = (X @ W).toarray() + 0.3 * rng.standard_normal((n, n_labels))
     Y = (S > np.quantile(S, 0.85, axis=0)).astype(np.int8)
     return X, Y
@@ -235,7 +236,8 @@ def main() -> None:
         rows_out.append(("(c) MLkNN fit + predict on (a)", np.nan, t_ours, t_exact, ident))
 
     print()
-    print(f"{'case':<44}{'floor s':>9}{'torch s':>9}{'exact s':>10}{'torch/floor':>13}{'exact/torch':>13}  same as exact")
+    print(f"{'case':<44}{'floor s':>9}{'torch s':>9}{'exact s':>10}{'torch/floor':>13}{'exact/torch':>13}"
+          "  same as exact")
     for case, t_floor, t_ours, t_exact, ident in rows_out:
         print(f"{case:<44}{t_floor:>9.2f}{t_ours:>9.2f}{t_exact:>10.1f}{t_ours / t_floor:>13.2f}"
               f"{t_exact / t_ours:>13.1f}  {ident}")

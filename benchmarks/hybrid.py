@@ -58,7 +58,7 @@ def interleaved(fns, repeats):
 
 
 def recall(found, exact):
-    return float(np.mean([len(set(a) & set(b)) / len(b) for a, b in zip(found, exact)]))
+    return float(np.mean([len(set(a) & set(b)) / len(b) for a, b in zip(found, exact, strict=True)]))
 
 
 def splits(name, scaled):

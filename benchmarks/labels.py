@@ -77,8 +77,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -248,7 +249,7 @@ def write_xc_file(path: str, X, Y: sp.csr_matrix) -> None:
         for i in range(X.shape[0]):
             labels = ",".join(map(str, Y.indices[Y.indptr[i] : Y.indptr[i + 1]].tolist()))
             cols, vals = _row_pairs(X, i)
-            f.write(" ".join([labels] + [f"{c}:{v:.7g}" for c, v in zip(cols, vals)]) + "\n")
+            f.write(" ".join([labels] + [f"{c}:{v:.7g}" for c, v in zip(cols, vals, strict=True)]) + "\n")
 
 
 def _row_pairs(X, i: int) -> tuple[list[int], list[float]]:
@@ -275,7 +276,7 @@ def run_omikuji(X, Y, Q, Yq) -> dict:
         out = []
         for i in range(Q.shape[0]):
             cols, vals = _row_pairs(Q, i)
-            out.append([lab for lab, _ in model.predict(list(zip(cols, vals)), top_k=TOP)])
+            out.append([lab for lab, _ in model.predict(list(zip(cols, vals, strict=True)), top_k=TOP)])
         return out
 
     pred_s, pred_peak, rows = timed(predict)

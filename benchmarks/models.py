@@ -49,8 +49,9 @@ import subprocess
 import sys
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -195,7 +196,7 @@ def run_row(name: str, repeat: int, with_ng: bool) -> dict[str, Any]:
 
     def record(key: str, *times: float) -> None:
         old = best.get(key)
-        best[key] = list(times) if old is None else [min(a, b) for a, b in zip(old, times)]
+        best[key] = list(times) if old is None else [min(a, b) for a, b in zip(old, times, strict=True)]
 
     for round_ in range(repeat):
         t = time.perf_counter()
@@ -218,7 +219,7 @@ def run_row(name: str, repeat: int, with_ng: bool) -> dict[str, Any]:
     row: dict[str, Any] = {
         "dataset": name,
         "shape": [X.shape[0], Xt.shape[0], X.shape[1], Y.shape[1], bool(sp.issparse(X))],
-        "nn": dict(zip(("build", "loo", "query"), best["nn"])),
+        "nn": dict(zip(("build", "loo", "query"), best["nn"], strict=True)),
         "bare": {"search": best["bare"][0], "labels": best["bare"][1], "total": sum(best["bare"])},
         "ours": {m: best[f"ours:{m}"] for m in ours},
         "outside": {m: best[f"outside:{m}"] for m in ours},
@@ -246,10 +247,9 @@ def brute_neighbours(X: np.ndarray, Q: np.ndarray, k: int, loo: bool) -> list[li
 
 def agreement(name: str) -> dict[str, Any]:
     sys.path.insert(0, str(ROOT))
-    from tests.models import twins
-
     from mlneighbors import MLkNN
     from mlneighbors.datasets import load_dataset
+    from tests.models import twins
 
     train, test = load_dataset(name, "train"), load_dataset(name, "test")
     X = train.X.toarray() if sp.issparse(train.X) else np.asarray(train.X)

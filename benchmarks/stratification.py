@@ -138,7 +138,8 @@ def main() -> None:
     if not args.no_synthetic:
         datasets.append(("synthetic-100k", synthetic))
 
-    header = f"{'dataset':<15} {'shape':>12} {'method':<15} {'seconds':>9} {'vs ours':>8} {'LD':>9} {'ED':>7} {'FLZ':>6}"
+    header = (f"{'dataset':<15} {'shape':>12} {'method':<15} {'seconds':>9} {'vs ours':>8} "
+              f"{'LD':>9} {'ED':>7} {'FLZ':>6}")
     print(f"{args.folds} folds, shuffle=True, {args.seeds} seeds (median time, mean LD/ED/FLZ)")
     print(header)
     print("-" * len(header))

@@ -45,13 +45,13 @@ for name, (param, values) in sweeps.items():
     points[name] = []
     for value in values:
         (_, idx), seconds = timed(index.set_params(**{param: value}).query, Q, k)
-        recall = np.mean([len(np.intersect1d(a, b)) / k for a, b in zip(idx, exact)])
+        recall = np.mean([len(np.intersect1d(a, b)) / k for a, b in zip(idx, exact, strict=True)])
         points[name].append((seconds, recall, value))
         print(f"{name:10s} build {builds[name]:.2f} s  {param}={value:<3d} recall {recall:.3f}  search {seconds:.2f} s")
 
 fig, ax = plt.subplots(figsize=(8, 4.5), layout="constrained")
 for name, pts in points.items():
-    seconds, recall, values = zip(*pts)
+    seconds, recall, values = zip(*pts, strict=True)
     ax.plot(seconds, recall, marker="o", label=f"{name} ({sweeps[name][0]}; build {builds[name]:.1f} s)")
     for s, r, v in pts:
         ax.annotate(str(v), (s, r), textcoords="offset points", xytext=(4, -10), fontsize=8)

@@ -20,7 +20,7 @@ train, test = load_dataset("emotions", split="train"), load_dataset("emotions", 
 scaler = MinMaxScaler().fit(train.X)
 model = BKNN(n_per_label=5).fit(scaler.transform(train.X), train.Y)
 print("sigma_ =", round(model.sigma_, 4))
-for name, h, f1 in zip(train.label_names, model.thresholds_, model.train_fscores_):
+for name, h, f1 in zip(train.label_names, model.thresholds_, model.train_fscores_, strict=True):
     print(f"{name:18s} threshold {h:+.3f}  training F1 {f1:.3f}")
 
 # decision_function is the margin f - h: add the thresholds back for the scores themselves

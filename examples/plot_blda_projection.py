@@ -27,7 +27,7 @@ print("BLDA components:", blda.n_components_, " eigenvalues:", blda.eigenvalues_
 label = train.label_names.index("happy-pleased")
 has = test.Y[:, label] == 1
 fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), layout="constrained")
-for ax, (title, Z) in zip(axes, [("PCA", pca.transform(X_test)), ("BLDA", blda.transform(X_test)[:, :2])]):
+for ax, (title, Z) in zip(axes, [("PCA", pca.transform(X_test)), ("BLDA", blda.transform(X_test)[:, :2])], strict=True):
     ax.scatter(Z[~has, 0], Z[~has, 1], s=12, alpha=0.6, label="without happy-pleased")
     ax.scatter(Z[has, 0], Z[has, 1], s=12, alpha=0.8, label="with happy-pleased")
     ax.set_title(f"{title}: first two directions")

@@ -47,7 +47,7 @@ labels = [MODELS[name].label for name in NAMES]
 y = np.arange(len(NAMES))
 markers = {"emotions": "o", "yeast": "s", "scene": "D"}
 fig, axes = plt.subplots(1, len(METRICS), figsize=(11, 5.2), sharey=True, layout="constrained")
-for ax, metric in zip(axes, METRICS):
+for ax, metric in zip(axes, METRICS, strict=True):
     for j, dataset in enumerate(DATASETS):
         values = [results[dataset][name].mean[metric] for name in NAMES]
         ax.plot(values, y, markers[dataset], color=f"C{j}", markersize=7, label=dataset)

@@ -37,9 +37,9 @@ print("neighbour searches for", 3 * len(ks), "fits:", cache.searches)
 
 fig, axes = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")
 for name, curve in curves.items():
-    for ax, metric in zip(axes, ["hamming_loss", "average_precision"]):
+    for ax, metric in zip(axes, ["hamming_loss", "average_precision"], strict=True):
         ax.plot(list(ks), curve[metric], marker="o", markersize=3, label=name)
-for ax, title in zip(axes, ["Hamming loss (lower is better)", "average precision"]):
+for ax, title in zip(axes, ["Hamming loss (lower is better)", "average precision"], strict=True):
     ax.set_title(title)
     ax.set_xlabel("k")
     ax.grid(alpha=0.3)

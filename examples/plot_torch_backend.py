@@ -51,7 +51,7 @@ for name, params in [("exact", {}), ("torch", {"device": device})]:
     print(f"{name:6s} leave-one-out on 10,000 rows + 2,000 queries: {timings[name]:.2f} s")
 if "torch" in results:
     same = all(np.array_equal(a, b) for part in (0, 1)
-               for a, b in zip(results["exact"][part], results["torch"][part]))
+               for a, b in zip(results["exact"][part], results["torch"][part], strict=True))
     print("identical distances and neighbours:", same)
 
 # %%
@@ -72,6 +72,7 @@ ax.barh(names, [timings[n] for n in names], color=["C0", "C1"][: len(names)])
 for i, n in enumerate(names):
     ax.text(timings[n], i, f" {timings[n]:.2f} s", va="center")
 ax.set_xlabel("seconds: build + leave-one-out + queries (k = 10)")
-ax.set_title(f"exact vs torch on device={device!r}: same neighbours" + ("" if device != "cpu" else " (CPU: no GPU here)"))
+suffix = "" if device != "cpu" else " (CPU: no GPU here)"
+ax.set_title(f"exact vs torch on device={device!r}: same neighbours{suffix}")
 ax.set_xlim(0, max(timings.values()) * 1.3)
 plt.show()

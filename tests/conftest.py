@@ -6,7 +6,6 @@ import pytest
 from mlneighbors.datasets import data_home_source, get_data_home
 
 
-
 def shared_data_dir() -> Path:
     """The shared benchmark data, found by the library's own rule (``get_data_home``):
     $MLNEIGHBORS_DATA, else ../shared/datasets beside this checkout."""

@@ -99,7 +99,8 @@ def test_evaluate_table_json_csv(shared_data, capsys):
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert [r["metric"] for r in rows] == ["hamming_loss", "average_precision", "fit_predict_seconds"]
     assert all(r["std"] != "" for r in rows)
-    assert {r["dataset"] for r in rows} == {"emotions"} and json.loads(rows[0]["params"]) == {"mlknn": {"n_neighbors": 5}}
+    assert {r["dataset"] for r in rows} == {"emotions"}
+    assert json.loads(rows[0]["params"]) == {"mlknn": {"n_neighbors": 5}}
     assert rows[0]["protocol"].startswith("3-fold stratified CV") and rows[0]["seed"] == "0"
 
 

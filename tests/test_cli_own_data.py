@@ -32,7 +32,7 @@ def _arff(path, X, Y, *, first=False, relation="own", names=True):
     feats = [f"@attribute x{j} numeric" for j in range(X.shape[1])]
     labs = [f"@attribute {n} {{0,1}}" for n in LABELS]
     attrs = labs + feats if first else feats + labs
-    rows = [np.concatenate([y, x]) if first else np.concatenate([x, y]) for x, y in zip(X, Y)]
+    rows = [np.concatenate([y, x]) if first else np.concatenate([x, y]) for x, y in zip(X, Y, strict=True)]
     body = "\n".join(",".join(f"{v:g}" for v in row) for row in rows)
     path.write_text(f"@relation '{relation}'\n" + "\n".join(attrs) + "\n@data\n" + body + "\n")
     return path
@@ -47,7 +47,7 @@ def _xml(path):
 def _csv(path, X, Y, labels=True):
     header = [f"x{j}" for j in range(X.shape[1])] + (LABELS if labels else [])
     lines = [",".join(header)] + [
-        ",".join([f"{v:g}" for v in x] + ([str(v) for v in y] if labels else [])) for x, y in zip(X, Y)
+        ",".join([f"{v:g}" for v in x] + ([str(v) for v in y] if labels else [])) for x, y in zip(X, Y, strict=True)
     ]
     path.write_text("\n".join(lines) + "\n")
     return path
@@ -55,7 +55,7 @@ def _csv(path, X, Y, labels=True):
 
 def _svm(path, X, Y):
     lines = []
-    for x, y in zip(X, Y):
+    for x, y in zip(X, Y, strict=True):
         labels = ",".join(str(j) for j in np.flatnonzero(y))
         feats = " ".join(f"{j + 1}:{v:g}" for j, v in enumerate(x) if v != 0)
         lines.append(f"{labels} {feats}".strip())
@@ -77,7 +77,7 @@ def files(problem, tmp_path_factory):
         "arff-last": [str(_arff(d / "last.arff", X, Y)), "--labels-last", "3"],
         "arff-xml": [str(_arff(d / "named.arff", X, Y)), "--xml", str(d / "mulan.xml")],
         "csv-names": [str(_csv(d / "data.csv", X, Y)), "--label-columns", "sport,music,news"],
-        "csv-range": [str(d / "data.csv"), "--label-columns=-3:"],  # '=': a value starting with '-' 
+        "csv-range": [str(d / "data.csv"), "--label-columns=-3:"],  # '=': a value starting with '-'
         "libsvm": [str(_svm(d / "data.svm", X, Y))],
         "mat": [str(d / "data.mat")],
     }

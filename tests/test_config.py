@@ -50,7 +50,8 @@ def test_block_rows_respects_the_budget_and_the_cache_caps():
     assert block_rows(1, cap="pair_chunk") == mlneighbors._config.CACHE_BYTES["pair_chunk"]
 
 
-@pytest.mark.parametrize("make", [lambda: MLkNN(5), lambda: DMLkNN(5, delta=1), lambda: BKNN(3)], ids=["mlknn", "dmlknn", "bknn"])
+@pytest.mark.parametrize("make", [lambda: MLkNN(5), lambda: DMLkNN(5, delta=1), lambda: BKNN(3)],
+                         ids=["mlknn", "dmlknn", "bknn"])
 def test_a_tiny_budget_gives_the_same_predictions(make, rng):
     X = rng.normal(size=(120, 6))
     Y = (X[:, :4] + rng.normal(scale=0.7, size=(120, 4)) > 0).astype(int)

@@ -83,23 +83,23 @@ def _sets(Y: np.ndarray) -> list[set[int]]:
 
 def loop_hamming_loss(Y, Z):
     n, L = Y.shape
-    return sum(len(y ^ z) / L for y, z in zip(_sets(Y), _sets(Z))) / n
+    return sum(len(y ^ z) / L for y, z in zip(_sets(Y), _sets(Z), strict=True)) / n
 
 
 def loop_subset_accuracy(Y, Z):
-    return sum(y == z for y, z in zip(_sets(Y), _sets(Z))) / Y.shape[0]
+    return sum(y == z for y, z in zip(_sets(Y), _sets(Z), strict=True)) / Y.shape[0]
 
 
 def loop_example_accuracy(Y, Z):
     total = 0.0
-    for y, z in zip(_sets(Y), _sets(Z)):
+    for y, z in zip(_sets(Y), _sets(Z), strict=True):
         total += 1.0 if not (y | z) else len(y & z) / len(y | z)
     return total / Y.shape[0]
 
 
 def loop_example_precision(Y, Z):
     total = 0.0
-    for y, z in zip(_sets(Y), _sets(Z)):
+    for y, z in zip(_sets(Y), _sets(Z), strict=True):
         if not z:
             total += 1.0 if not y else 0.0
         else:
@@ -109,7 +109,7 @@ def loop_example_precision(Y, Z):
 
 def loop_example_recall(Y, Z):
     total = 0.0
-    for y, z in zip(_sets(Y), _sets(Z)):
+    for y, z in zip(_sets(Y), _sets(Z), strict=True):
         if not y:
             total += 1.0 if not z else 0.0
         else:
@@ -119,7 +119,7 @@ def loop_example_recall(Y, Z):
 
 def loop_example_f1(Y, Z):
     total = 0.0
-    for y, z in zip(_sets(Y), _sets(Z)):
+    for y, z in zip(_sets(Y), _sets(Z), strict=True):
         total += 1.0 if not y and not z else 2 * len(y & z) / (len(y) + len(z))
     return total / Y.shape[0]
 

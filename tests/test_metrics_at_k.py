@@ -61,13 +61,13 @@ def _disc(position: int) -> float:  # position from 0
 
 def loop_precision_at_k(Y, ranking, k):
     sets, tops = _loop_sets(Y), _loop_top(ranking, k)
-    return sum(sum(l in y for l in top) / k for y, top in zip(sets, tops)) / len(sets)
+    return sum(sum(l in y for l in top) / k for y, top in zip(sets, tops, strict=True)) / len(sets)
 
 
 def loop_ndcg_at_k(Y, ranking, k):
     total = 0.0
     sets, tops = _loop_sets(Y), _loop_top(ranking, k)
-    for y, top in zip(sets, tops):
+    for y, top in zip(sets, tops, strict=True):
         if y:
             dcg = sum(_disc(r) for r, l in enumerate(top) if l in y)
             total += dcg / sum(_disc(r) for r in range(min(k, len(y))))
@@ -76,7 +76,7 @@ def loop_ndcg_at_k(Y, ranking, k):
 
 def _loop_ps(Y, ranking, k, inv, discount):
     gain = best = 0.0
-    for y, top in zip(_loop_sets(Y), _loop_top(ranking, k)):
+    for y, top in zip(_loop_sets(Y), _loop_top(ranking, k), strict=True):
         gain += sum(inv[l] * discount(r) for r, l in enumerate(top) if l in y)
         ideal = sorted((inv[l] for l in y), reverse=True)[:k]
         best += sum(w * discount(r) for r, w in enumerate(ideal))
@@ -442,7 +442,8 @@ S3 = np.array([[0.2, 0.1, 0.0], [0.3, 0.1, 0.2]])
         (S3[:, :2], 1, ValueError, r"Y_true \(2, 3\) and ranking \(2, 2\)"),
         (sp.csr_matrix(S3[:1]), 1, ValueError, r"Y_true \(2, 3\) and ranking \(1, 3\)"),
         (np.array([[np.nan, 0, 0], [0, 0, 0]]), 1, ValueError, r"ranking must be finite; found NaN"),
-        (sp.csr_matrix(np.array([[0, 0, 0], [0, np.inf, 0]])), 1, ValueError, r"ranking must be finite; found inf.*rows 1\.\.1"),
+        (sp.csr_matrix(np.array([[0, 0, 0], [0, np.inf, 0]])), 1, ValueError,
+         r"ranking must be finite; found inf.*rows 1\.\.1"),
         (np.array([["a", "b", "c"]] * 2), 1, ValueError, r"ranking must be a real-valued matrix"),
         (sp.csr_matrix(np.array([[1j, 0, 0], [0, 0, 0]])), 1, ValueError, r"ranking must be a real-valued matrix"),
     ],
@@ -493,7 +494,8 @@ def test_many_labels_stay_sparse(rng):
     tracemalloc.start()
     try:
         values = [precision_at_k(Y, S, 5), ndcg_at_k(Y, labels, 5), psprecision_at_k(Y, S, 5, propensities=p)]
-        values.append(evaluate(Y, scores=S, metrics=["precision_at_5", "psndcg_at_3"], propensities=p)["precision_at_5"])
+        result = evaluate(Y, scores=S, metrics=["precision_at_5", "psndcg_at_3"], propensities=p)
+        values.append(result["precision_at_5"])
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()

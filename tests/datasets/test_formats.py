@@ -214,12 +214,12 @@ def test_reader_matches_a_loop_twin_on_random_tables(case):
         if sparse:
             pairs = [
                 f"{j} {_text(v, a)}"
-                for j, (v, a) in enumerate(zip(row, attributes))
+                for j, (v, a) in enumerate(zip(row, attributes, strict=True))
                 if v != 0 or keep_zeros[j]
             ]
             lines.append("{" + separator.join(pairs) + "}")
         else:
-            lines.append(separator.join(_text(v, a) for v, a in zip(row, attributes)))
+            lines.append(separator.join(_text(v, a) for v, a in zip(row, attributes, strict=True)))
     table = parse_arff("\n".join(lines) + "\n")
     expected = np.array(rows, dtype=float).reshape(len(rows), len(attributes))
     assert table.attributes == attributes
@@ -384,7 +384,8 @@ def test_a_label_that_is_not_binary_is_named_with_its_value(tmp_path):
 def test_a_label_coded_minus_one_plus_one_says_how_to_convert(tmp_path, declared):
     arff = _write(tmp_path, f"@relation r\n@attribute f numeric\n@attribute L {declared}\n@data\n1,-1\n2,1\n")
     xml = _write(tmp_path, '<labels><label name="L"/></labels>', "l.xml")
-    with pytest.raises(DatasetError, match=r"label 'L' holds -1 and \+1; labels must be 0/1: .*\(Y > 0\)\.astype\(int\)"):
+    match = r"label 'L' holds -1 and \+1; labels must be 0/1: .*\(Y > 0\)\.astype\(int\)"
+    with pytest.raises(DatasetError, match=match):
         load_mulan(arff, xml)
 
 
@@ -530,7 +531,7 @@ def test_every_shared_arff_file_matches_liac_arff(shared_data):
         # liac-arff keeps the backslash of an escaped quote in a name
         names = [name.replace("\\'", "'") for name, _ in reference["attributes"]]
         assert table.names == names, path
-        for attribute, (_, kind) in zip(table.attributes, reference["attributes"]):
+        for attribute, (_, kind) in zip(table.attributes, reference["attributes"], strict=True):
             if isinstance(kind, list):
                 assert attribute.kind == "nominal" and list(attribute.values) == kind, path
             else:

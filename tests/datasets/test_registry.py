@@ -16,6 +16,7 @@ import scipy.sparse as sp
 from mlneighbors.datasets import (
     ChecksumError,
     DatasetNotFoundError,
+    _registry,
     data_home_source,
     dataset_status,
     fetch_dataset,
@@ -24,7 +25,6 @@ from mlneighbors.datasets import (
     list_datasets,
     load_dataset,
 )
-from mlneighbors.datasets import _registry
 from mlneighbors.datasets._catalog import CATALOG
 from mlneighbors.datasets._spec import FILE_ROLES
 

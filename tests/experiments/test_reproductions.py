@@ -9,8 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from mlneighbors.experiments import COLUMNS, get_paper, list_papers, reproduce
-from mlneighbors.experiments import _papers
+from mlneighbors.experiments import COLUMNS, _papers, get_paper, list_papers, reproduce
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

@@ -14,7 +14,6 @@ from sklearn.neighbors import KNeighborsClassifier
 
 from mlneighbors.model_selection import MultilabelStratifiedKFold, iterative_stratification
 
-
 # ---------------------------------------------------------------------------
 # Helpers and fixtures
 # ---------------------------------------------------------------------------

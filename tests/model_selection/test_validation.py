@@ -20,7 +20,6 @@ from mlneighbors.model_selection import (
     make_scaler,
 )
 
-
 # ---------------------------------------------------------------------------
 # cross_validate
 # ---------------------------------------------------------------------------
@@ -104,7 +103,7 @@ def test_int_cv_uses_seeded_stratified_folds(data):
     res = cross_validate(KNeighborsClassifier(3), X, Y, cv=3, metrics="hamming_loss", random_state=4)
     expected = [test for _, test in MultilabelStratifiedKFold(3, shuffle=True, random_state=4).split(X, Y)]
     assert len(res.test_indices) == 3
-    for got, want in zip(res.test_indices, expected):
+    for got, want in zip(res.test_indices, expected, strict=True):
         np.testing.assert_array_equal(got, want)
     again = cross_validate(KNeighborsClassifier(3), X, Y, cv=3, metrics="hamming_loss", random_state=4)
     np.testing.assert_array_equal(res.per_fold["hamming_loss"], again.per_fold["hamming_loss"])
@@ -173,7 +172,8 @@ def test_label_constant_in_training_fold(data):
 
 def test_sparse_features(data):
     X, Y = data
-    res_sparse = cross_validate(KNeighborsClassifier(3), sp.csr_matrix(X), Y, cv=3, metrics=["micro_f1"], random_state=0)
+    res_sparse = cross_validate(KNeighborsClassifier(3), sp.csr_matrix(X), Y, cv=3, metrics=["micro_f1"],
+                                random_state=0)
     res_dense = cross_validate(KNeighborsClassifier(3), X, Y, cv=3, metrics=["micro_f1"], random_state=0)
     np.testing.assert_allclose(res_sparse.per_fold["micro_f1"], res_dense.per_fold["micro_f1"])
 
@@ -303,7 +303,8 @@ def test_held_out_test_part(rng):
     model = MLkNN(5).fit(X[:90], Y[:90])
     assert res["m"].n_folds == 1
     np.testing.assert_array_equal(res["m"].predictions, model.predict(X[90:]))
-    assert res["m"].per_fold["hamming_loss"][0] == evaluate(Y[90:], model.predict(X[90:]), metrics=["hamming_loss"])["hamming_loss"]
+    direct = evaluate(Y[90:], model.predict(X[90:]), metrics=["hamming_loss"])["hamming_loss"]
+    assert res["m"].per_fold["hamming_loss"][0] == direct
 
 
 def test_minmax_scaling_uses_each_training_part(rng):
@@ -313,7 +314,7 @@ def test_minmax_scaling_uses_each_training_part(rng):
     seen = []
     evaluate_models({"knn": KNeighborsClassifier(3)}, X, Y, cv=split, scale="minmax", metrics=["hamming_loss"],
                     on_fit=lambda run: seen.append(run.X_test))
-    for (train, test), got in zip(split, seen):
+    for (train, test), got in zip(split, seen, strict=True):
         lo, hi = X[train].min(axis=0), X[train].max(axis=0)
         np.testing.assert_allclose(got, (X[test] - lo) / (hi - lo))  # training ranges, not clipped
 

@@ -11,8 +11,8 @@ import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
 
 from mlneighbors import BKNN
-from mlneighbors.exceptions import LabelWarning
 from mlneighbors.bknn import balanced_scores, learn_thresholds
+from mlneighbors.exceptions import LabelWarning
 from mlneighbors.neighbors import ExactIndex, ShardedIndex
 
 from .twins import (

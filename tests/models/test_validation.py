@@ -214,9 +214,11 @@ class _Broken:
         return dist, idx
 
 
-@pytest.mark.parametrize("bad, match", [("minus one", "row number -1"), ("n", r"row number \d+, outside the \d+ indexed rows"),
+@pytest.mark.parametrize("bad, match", [("minus one", "row number -1"),
+                                        ("n", r"row number \d+, outside the \d+ indexed rows"),
                                         ("columns", "shape"), ("nan", "non-finite"), ("order", "ascending")])
-@pytest.mark.parametrize("make", [lambda b: MLkNN(3, backend=b), lambda b: BRkNN(3, backend=b), lambda b: BKNN(3, backend=b)],
+@pytest.mark.parametrize("make", [lambda b: MLkNN(3, backend=b), lambda b: BRkNN(3, backend=b),
+                                  lambda b: BKNN(3, backend=b)],
                          ids=["mlknn (leave-one-out)", "brknn (queries)", "bknn (per label)"])
 def test_a_backend_breaking_the_protocol_is_named(make, bad, match, rng):
     X, Y, Q = _small(rng)

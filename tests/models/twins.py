@@ -21,8 +21,8 @@ the twins follow:
 from __future__ import annotations
 
 import math
-from collections import Counter
 from bisect import bisect_left
+from collections import Counter
 from fractions import Fraction
 
 import numpy as np
@@ -41,7 +41,7 @@ def as_rows(A):
 
 
 def squared_distance(x, y):
-    return sum((a - b) * (a - b) for a, b in zip(x, y))
+    return sum((a - b) * (a - b) for a, b in zip(x, y, strict=True))
 
 
 def nearest(X, q, k, exclude=None):
@@ -276,11 +276,11 @@ def bknn_neighbour_sq_distances(X, Y, x, b, *, exclude=None, metric="euclidean")
         for i in range(n):
             if Y[i, label] and i != exclude:
                 if metric == "euclidean":
-                    d = math.sqrt(sum((float(a) - float(c)) ** 2 for a, c in zip(X[i], x)))
+                    d = math.sqrt(sum((float(a) - float(c)) ** 2 for a, c in zip(X[i], x, strict=True)))
                 else:
                     nx = math.sqrt(sum(float(a) ** 2 for a in X[i]))
                     nq = math.sqrt(sum(float(a) ** 2 for a in x))
-                    dot = sum(float(a) * float(c) for a, c in zip(X[i], x))
+                    dot = sum(float(a) * float(c) for a, c in zip(X[i], x, strict=True))
                     cos = dot / (nx * nq) if nx > 0 and nq > 0 else 0.0
                     d = min(max(1.0 - cos, 0.0), 2.0)
                 d2.append(d * d)
@@ -330,7 +330,7 @@ def bknn_scores_naive(X, Y, Q, b, sigma):
 
 def f_alpha(scores, y, h, alpha):
     """F_alpha = 1 / (alpha / P + (1 - alpha) / R) of predicting ``scores > h``; 0 if TP = 0."""
-    tp = sum(1 for s, t in zip(scores, y) if s > h and t)
+    tp = sum(1 for s, t in zip(scores, y, strict=True) if s > h and t)
     n_pred = sum(1 for s in scores if s > h)
     n_pos = sum(1 for t in y if t)
     if tp == 0:
@@ -343,7 +343,7 @@ def better_than_chance(scores, y, h):
     """Whether predicting ``scores > h`` selects the label more often than its frequency
     (predicting every row: only for a label at least half the rows carry)."""
     n, n_pos = len(y), sum(1 for t in y if t)
-    chosen = [t for s, t in zip(scores, y) if s > h]
+    chosen = [t for s, t in zip(scores, y, strict=True) if s > h]
     if len(chosen) == n:
         return 2 * n_pos >= n
     return len(chosen) > 0 and Fraction(sum(chosen), len(chosen)) > Fraction(n_pos, n)
@@ -428,7 +428,7 @@ def cosine_distance(a, b):
     nb = math.sqrt(sum(float(v) ** 2 for v in b))
     if na == 0 or nb == 0:
         return 1.0
-    return min(max(1.0 - sum(float(u) * float(v) for u, v in zip(a, b)) / (na * nb), 0.0), 2.0)
+    return min(max(1.0 - sum(float(u) * float(v) for u, v in zip(a, b, strict=True)) / (na * nb), 0.0), 2.0)
 
 
 def hybrid_loop(Z, Y, Zq, k, n_candidates, intercept, coef, threshold):

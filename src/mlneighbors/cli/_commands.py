@@ -354,7 +354,7 @@ def _write_mulan(path: Any, data: Any, predictions: np.ndarray, names: list[str]
             X = sp.csr_matrix(X)
             for i in range(X.shape[0]):
                 lo, hi = X.indptr[i], X.indptr[i + 1]
-                cells = [f"{j} {v:.17g}" for j, v in zip(X.indices[lo:hi], X.data[lo:hi])]
+                cells = [f"{j} {v:.17g}" for j, v in zip(X.indices[lo:hi], X.data[lo:hi], strict=True)]
                 cells += [f"{d + j} 1" for j in np.flatnonzero(predictions[i])]
                 fh.write("{" + ",".join(cells) + "}\n")
         else:

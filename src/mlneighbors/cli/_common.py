@@ -121,7 +121,7 @@ def format_rows(rows: list[dict[str, Any]], fmt: str, columns: Sequence[str] | N
 
     def line(values: Sequence[str]) -> str:
         return "  ".join(
-            v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric)
+            v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric, strict=True)
         ).rstrip()
 
     out = [line(columns), line(["-" * w for w in widths])]

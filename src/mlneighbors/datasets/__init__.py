@@ -13,6 +13,8 @@ Registry
 """
 
 from ..exceptions import DatasetWarning
+from ._arff import read_arff
+from ._csv import load_csv
 from ._dataset import (
     ArffFormatError,
     ChecksumError,
@@ -20,8 +22,6 @@ from ._dataset import (
     DatasetError,
     DatasetNotFoundError,
 )
-from ._arff import read_arff
-from ._csv import load_csv
 from ._files import FORMATS, load_file
 from ._formats import load_meka, load_mulan, read_mulan_xml
 from ._libsvm import load_libsvm

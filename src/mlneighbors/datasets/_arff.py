@@ -420,7 +420,7 @@ def _parse_data(
     if sparse:
         return _parse_sparse(data, first_line, attributes, origin)
     numbers = _declared_numbers(attributes)
-    if all(a.kind == "numeric" or n is not None for a, n in zip(attributes, numbers)):
+    if all(a.kind == "numeric" or n is not None for a, n in zip(attributes, numbers, strict=True)):
         parsed = _parse_dense_numeric(text, first_line, numbers)
         if parsed is not None:
             return parsed
@@ -513,7 +513,7 @@ class _Tokens:
         data = self.data
         return [
             data[s : s + n].decode("utf-8")
-            for s, n in zip(self.starts[index].tolist(), self.lengths[index].tolist())
+            for s, n in zip(self.starts[index].tolist(), self.lengths[index].tolist(), strict=True)
         ]
 
 
@@ -803,7 +803,7 @@ def _encode(
         order = np.argsort(token_group, kind="stable")
         bounds = np.searchsorted(token_group[order], present)
         pieces = np.split(order, bounds[1:])
-        selections = [(int(g), piece) for g, piece in zip(present, pieces)]
+        selections = [(int(g), piece) for g, piece in zip(present, pieces, strict=True)]
     for group, selected in selections:
         key = group_keys[group]
         if key == "string":

@@ -154,9 +154,11 @@ def _resolve_home(data_home: str | os.PathLike[str] | None) -> tuple[Path, str]:
     return Path(cache) / "mlneighbors", "the per-user cache"
 
 
-def _checkout_datasets(module: Path = Path(__file__).resolve()) -> Path | None:
-    """``<root>/../shared/datasets`` when ``module`` lies in ``<root>/src/mlneighbors/datasets/``
-    of a checkout (``<root>/pyproject.toml``) and the folder holds a ``MANIFEST.md``."""
+def _checkout_datasets(module: Path | None = None) -> Path | None:
+    """``<root>/../shared/datasets`` when ``module`` (default: this file) lies in
+    ``<root>/src/mlneighbors/datasets/`` of a checkout (``<root>/pyproject.toml``) and the
+    folder holds a ``MANIFEST.md``."""
+    module = Path(__file__).resolve() if module is None else module
     src, root = module.parents[2], module.parents[3]
     if src.name != "src" or not (root / "pyproject.toml").is_file():
         return None

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping
 
 #: Roles a file can play in a dataset folder.
 FILE_ROLES = ("all", "train", "test", "xml", "mat", "doc")

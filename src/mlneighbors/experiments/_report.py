@@ -208,7 +208,7 @@ def pivot(
     first_seen: list[dict[Any, int]] = [{} for _ in index]
     for r in rows:
         key = tuple(r[f] for f in index)
-        for seen, value in zip(first_seen, key):
+        for seen, value in zip(first_seen, key, strict=True):
             seen.setdefault(value, len(seen))
         rec = table.setdefault(key, {f: r[f] for f in index})
         name = " ".join(str(r[c]) for c in columns if r[c] not in ("", None)) or "value"
@@ -225,7 +225,7 @@ def pivot(
         if r["diff"] is not None and abs(r["diff"]) > REPORT_THRESHOLD:
             value += " *"
         rec[name] = value
-    order = sorted(table, key=lambda key: tuple(seen[v] for seen, v in zip(first_seen, key)))
+    order = sorted(table, key=lambda key: tuple(seen[v] for seen, v in zip(first_seen, key, strict=True)))
     return [{**{f: table[key][f] for f in index}, **{n: table[key].get(n, "") for n in names}} for key in order]
 
 

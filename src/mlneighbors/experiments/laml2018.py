@@ -19,14 +19,11 @@ import os
 from typing import Any
 
 import numpy as np
-
 from sklearn.base import BaseEstimator, TransformerMixin
 
 from .. import make_model
 from ..metrics import evaluate
 from ..model_selection import FittedSplit, evaluate_models, make_scaler
-from ._protocol import ProgressFactory, Timer, collect_warnings, fold_means, load, progress_bar
-from ._report import Finding, Layout, Reproduction, cell, finish, new_figure, require_matplotlib
 from ._papers import (
     LAML_K,
     LAML_METHODS,
@@ -36,6 +33,8 @@ from ._papers import (
     LAML_TABLE3,
     LAML_TABLE4,
 )
+from ._protocol import ProgressFactory, Timer, collect_warnings, fold_means, load, progress_bar
+from ._report import Finding, Layout, Reproduction, cell, finish, new_figure, require_matplotlib
 
 __all__ = ["PAPER", "TITLE", "reproduce"]
 
@@ -411,7 +410,7 @@ def _table1(data_home: Any, seed: int, route: dict[str, Any]) -> list[dict[str, 
     paper_rows = np.hstack([paper_c, paper_cs])
     cost = np.nansum(np.abs(ours_rows[:, None, :] - paper_rows[None, :, :]), axis=2)
     ours_idx, paper_idx = linear_sum_assignment(cost)
-    order = dict(zip(paper_idx, ours_idx))
+    order = dict(zip(paper_idx, ours_idx, strict=True))
     labels = [n.lower() for n in data.label_names]
     rows = []
     for p in range(len(paper_c)):
@@ -434,7 +433,7 @@ def _figure(curves: dict[str, dict[str, dict[int, float]]], which: str) -> Any:
     nrows = (n + cols - 1) // cols
     fig = new_figure(3.2 * cols, 2.6 * nrows)
     axes = fig.subplots(nrows, cols, squeeze=False)
-    for ax, (name, curve) in zip(axes.ravel(), curves.items()):
+    for ax, (name, curve) in zip(axes.ravel(), curves.items(), strict=True):
         ms = list(curve["LAML-kNN"])
         ax.plot(ms, list(curve["LAML-kNN"].values()), marker="o", markersize=3, label="LAML-kNN")
         ax.plot(ms, list(curve["ML-kNN"].values()), linestyle="--", color="grey", label="ML-kNN")

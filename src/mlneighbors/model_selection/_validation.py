@@ -252,7 +252,7 @@ def _label_scores(estimator: Any, X: Any) -> np.ndarray:
             classes = getattr(estimator, "classes_", None)
             if not isinstance(classes, list) or len(classes) != len(proba):
                 classes = [None] * len(proba)
-            return np.column_stack([_positive_column(p, c) for p, c in zip(proba, classes)])
+            return np.column_stack([_positive_column(p, c) for p, c in zip(proba, classes, strict=True)])
         proba = proba.toarray() if sp.issparse(proba) else np.asarray(proba)
         return proba.astype(np.float64, copy=False)
     scores = estimator.decision_function(X)
@@ -548,7 +548,7 @@ def evaluate_models(
         predictions = oof_scores = None
         if return_predictions:
             n_labels = Y.shape[1]
-            for test_idx, (_, _, _, pred, score) in zip(test_indices, out):
+            for test_idx, (_, _, _, pred, score) in zip(test_indices, out, strict=True):
                 if pred is not None:
                     pred = pred.toarray() if sp.issparse(pred) else np.asarray(pred)
                     if predictions is None:

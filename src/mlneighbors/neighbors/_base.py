@@ -71,7 +71,9 @@ def check_data(X: Any, *, name: str) -> np.ndarray | sp.csr_matrix:
     return X
 
 
-def check_result(dist: Any, idx: Any, n_queries: int, k: int, n_indexed: int, backend: Any) -> tuple[np.ndarray, np.ndarray]:
+def check_result(
+    dist: Any, idx: Any, n_queries: int, k: int, n_indexed: int, backend: Any
+) -> tuple[np.ndarray, np.ndarray]:
     """Check a search result against the index protocol before anything uses it.
 
     ``(dist, idx)`` must have shape ``(n_queries, k)``, integer row numbers in
@@ -99,10 +101,10 @@ def check_result(dist: Any, idx: Any, n_queries: int, k: int, n_indexed: int, ba
     >>> from mlneighbors.neighbors import check_result
     >>> check_result([[0.0, 1.0]], [[2, 0]], n_queries=1, k=2, n_indexed=3, backend="mine")
     (array([[0., 1.]]), array([[2, 0]]))
-    >>> check_result([[0.0, 1.0]], [[2, -1]], 1, 2, 3, "mine")
+    >>> check_result([[0.0, 1.0]], [[2, -1]], 1, 2, 3, "mine")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    mlneighbors.exceptions.BackendError: backend mine returned row number -1, outside the 3 indexed rows (-1 padding or a wrong offset); the protocol allows 0 .. n - 1 only
+    mlneighbors.exceptions.BackendError: backend mine returned row number -1, outside the 3 indexed rows ...
     """
     from ..exceptions import BackendError
 
@@ -142,7 +144,9 @@ def search(index: Any, Q: Any, k: int, *, validated: bool = False) -> tuple[np.n
         return index.query(Q, k)
     k = check_k(k, index.n_samples_fit_)
     if Q.shape[1] != index.n_features_in_:
-        raise ValueError(f"Q has {Q.shape[1]} features, but the index was built on X with {index.n_features_in_} features")
+        raise ValueError(
+            f"Q has {Q.shape[1]} features, but the index was built on X with {index.n_features_in_} features"
+        )
     return index._query(Q, k)
 
 

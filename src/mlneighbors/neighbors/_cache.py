@@ -78,7 +78,9 @@ class NeighborCache:
     (True, 1)
     """
 
-    def __init__(self, index: Any = "exact", *, metric: str = "euclidean", k_max: int | None = None, **params: Any) -> None:
+    def __init__(
+        self, index: Any = "exact", *, metric: str = "euclidean", k_max: int | None = None, **params: Any
+    ) -> None:
         from ._registry import resolve_backend
 
         self._template = resolve_backend(index, metric, params)

@@ -51,7 +51,7 @@ import scipy.sparse as sp
 from .._config import CACHE_BYTES, working_memory_bytes
 from ._base import BaseIndex, check_positive_int, resolve_n_jobs
 from ._distance import Matrix, Reference
-from ._proxy import U, Bounds, ProxyModel, is_integral, rerank
+from ._proxy import Bounds, ProxyModel, U, is_integral, rerank
 from ._select import first_k, kth_upper_bound, round_up, row_starts, survivor_chunks, survivors
 
 __all__ = ["ExactIndex"]

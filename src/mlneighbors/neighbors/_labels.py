@@ -179,7 +179,7 @@ class _PerLabelSearch:
     def _per_label(self, Q: Any, exclude: np.ndarray | None):
         """(label, members, dist, idx) per label with members: idx local to the members."""
         b = self.b
-        for label, (members, index) in enumerate(zip(self.members, self.indexes)):
+        for label, (members, index) in enumerate(zip(self.members, self.indexes, strict=True)):
             if index is None:
                 continue
             extra = 1 if exclude is not None else 0

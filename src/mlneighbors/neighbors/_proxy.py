@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+
 import numpy as np
 import scipy.sparse as sp
 

@@ -569,7 +569,9 @@ class TorchIndex(BaseIndex):
         block.event.record(torch.cuda.current_stream(dev))
         return block
 
-    def _finish(self, torch: ModuleType, shard: _Shard, block: _Block, k: int, dist: np.ndarray, idx: np.ndarray) -> None:
+    def _finish(
+        self, torch: ModuleType, shard: _Shard, block: _Block, k: int, dist: np.ndarray, idx: np.ndarray
+    ) -> None:
         """Host side of a block: decode the keys, or re-rank the candidates exactly."""
         if block.event is not None:
             block.event.synchronize()
