@@ -203,3 +203,15 @@ def test_seeded_runs_are_reproducible(shared_data):
     b = reproduce("spyromitros2008", quick=True, data_home=shared_data, random_state=3)
     assert [r["ours"] for r in a.rows] == [r["ours"] for r in b.rows]
     assert not all(math.isclose(r["ours"] or 0, 0) for r in a.rows)
+
+
+@pytest.mark.parametrize("n_sets", [1, 2, 4, 5])
+def test_laml_figure_takes_any_number_of_datasets(n_sets):
+    # a grid of 3 columns: 4 or 5 datasets leave spare axes, which the figure hides
+    pytest.importorskip("matplotlib")
+    from mlneighbors.experiments.laml2018 import _figure
+
+    curve = {"LAML-kNN": {1: 0.5, 2: 0.6}, "ML-kNN": {1: 0.55, 2: 0.55}}
+    names = ["emotions", "yeast", "scene", "enron", "medical"][:n_sets]
+    fig = _figure({name: curve for name in names}, "fig")
+    assert sum(ax.get_visible() for ax in fig.axes) == n_sets

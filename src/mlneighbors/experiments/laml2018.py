@@ -433,7 +433,7 @@ def _figure(curves: dict[str, dict[str, dict[int, float]]], which: str) -> Any:
     nrows = (n + cols - 1) // cols
     fig = new_figure(3.2 * cols, 2.6 * nrows)
     axes = fig.subplots(nrows, cols, squeeze=False)
-    for ax, (name, curve) in zip(axes.ravel(), curves.items(), strict=True):
+    for ax, (name, curve) in zip(axes.ravel(), curves.items(), strict=False):  # a spare axis is hidden
         ms = list(curve["LAML-kNN"])
         ax.plot(ms, list(curve["LAML-kNN"].values()), marker="o", markersize=3, label="LAML-kNN")
         ax.plot(ms, list(curve["ML-kNN"].values()), linestyle="--", color="grey", label="ML-kNN")
