@@ -214,6 +214,8 @@ def test_lazy_outputs_have_the_methods_chunks_and_dtypes(client, rng):
         lazy = getattr(model, method)(Qd)
         assert lazy.chunks == ((7, 7, 7, 3), (Y.shape[1],)) and lazy.dtype == want.dtype == np.float64
         np.testing.assert_allclose(lazy.compute(), want, rtol=1e-12)
+    with pytest.raises(ValueError, match=r"predict\(X, sparse_output=True\) takes in-memory queries"):
+        MLkNN(3, backend="dask").fit(X, Y).predict(Qd, sparse_output=True)
     y = np.argmax(Y[:, 1:], axis=1)  # a 1-D target: predict gives (n,) classes
     lazy = MLkNN(3, backend="dask").fit(X, y).predict(da.from_array(Q, chunks=10))
     assert lazy.chunks == ((10, 10, 4),) and lazy.dtype == y.dtype

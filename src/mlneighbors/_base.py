@@ -24,7 +24,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._counts import count_matrix, row_blocks
-from ._dask import dask_method, is_dask_array, validate_dask_training_data
+from ._dask import is_dask_array, lazy_on_dask, validate_dask_training_data
 from .exceptions import LabelWarning, NeighborsWarning
 
 __all__ = [
@@ -296,6 +296,7 @@ class KNeighborsMultilabelBase(VersionedState, MultiOutputMixin, ClassifierMixin
             scores[rows], decisions[rows] = self._score_block(neighbors[rows], X[rows])
         return scores, decisions
 
+    @lazy_on_dask
     def predict(self, X: Any) -> np.ndarray:
         """Predicted label indicator (n, n_labels), or classes (n,) for a 1-D target.
 
@@ -308,13 +309,12 @@ class KNeighborsMultilabelBase(VersionedState, MultiOutputMixin, ClassifierMixin
         Y_pred : ndarray of shape (n_queries, n_labels) or (n_queries,)
             A lazy ``dask.array.Array`` for a dask array ``X`` (see the Dask backend).
         """
-        if is_dask_array(X):
-            return dask_method(self, "predict", X)
         scores, decisions = self._scores_and_decisions(X)
         if self._multilabel:
             return decisions.astype(self._y_dtype)
         return self.classes_[np.argmax(scores, axis=1)]
 
+    @lazy_on_dask
     def predict_proba(self, X: Any) -> np.ndarray:
         """Scores of shape (n, n_labels), strictly inside (0, 1); for a 1-D target,
         class probabilities (n, n_classes) that sum to 1.
@@ -328,8 +328,6 @@ class KNeighborsMultilabelBase(VersionedState, MultiOutputMixin, ClassifierMixin
         scores : ndarray of shape (n_queries, n_labels)
             A lazy ``dask.array.Array`` for a dask array ``X`` (see the Dask backend).
         """
-        if is_dask_array(X):
-            return dask_method(self, "predict_proba", X)
         scores, _ = self._scores_and_decisions(X)
         if self._multilabel:
             return scores
@@ -427,6 +425,7 @@ class CountTableModel(KNeighborsMultilabelBase):
         for rows in row_blocks(n, int(row_cells) + 1):
             yield rows, X, neighbors[rows], count_matrix(neighbors[rows], self._Y)
 
+    @lazy_on_dask
     def predict(self, X: Any, *, sparse_output: bool = False) -> Any:
         """Predicted label indicator (n, n_labels); a CSR matrix with ``sparse_output=True``.
 
@@ -444,11 +443,6 @@ class CountTableModel(KNeighborsMultilabelBase):
 
         if not sparse_output:
             return super().predict(X)
-        if is_dask_array(X):
-            raise ValueError(
-                "sparse_output=True takes in-memory queries (an array or a CSR matrix); for a dask "
-                "array X, predict(X) is a lazy dask array computed block by block"
-            )
         if not self._multilabel:
             raise ValueError("sparse_output=True needs a multi-label target (a 2-D indicator)")
         import scipy.sparse as sp

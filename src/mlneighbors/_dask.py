@@ -18,7 +18,9 @@ Nothing here imports dask until a dask array is met.
 
 from __future__ import annotations
 
+import functools
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -27,7 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .neighbors._dask import DaskIndex, check_dask_matrix, is_dask_array
 
-__all__ = ["dask_method", "is_dask_array", "validate_dask_training_data"]
+__all__ = ["dask_method", "is_dask_array", "lazy_on_dask", "validate_dask_training_data"]
 
 
 def _uses_dask(estimator: Any) -> bool:
@@ -102,6 +104,27 @@ def dask_method(model: Any, method: str, X: Any) -> Any:
         _apply, shipped, method, chunks=chunks, dtype=probe.dtype, meta=probe[:0],
         drop_axis=[1] if probe.ndim == 1 else [],
     )
+
+
+def lazy_on_dask(method: Callable) -> Callable:
+    """Decorate an estimator's output method (``predict``, ``predict_proba``,
+    ``decision_function``): for a dask array ``X`` it returns :func:`dask_method`'s lazy
+    array; any other ``X`` goes to the method unchanged.  Options of the method (such as
+    ``sparse_output=True``) are for in-memory queries and are refused with a dask array."""
+
+    @functools.wraps(method)
+    def wrapper(self: Any, X: Any, *args: Any, **kwargs: Any) -> Any:
+        if not is_dask_array(X):
+            return method(self, X, *args, **kwargs)
+        if args or any(kwargs.values()):
+            options = ", ".join([repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()])
+            raise ValueError(
+                f"{method.__name__}(X, {options}) takes in-memory queries (an array or a CSR matrix); "
+                f"for a dask array X, {method.__name__}(X) is a lazy dask array computed block by block"
+            )
+        return dask_method(self, method.__name__, X)
+
+    return wrapper
 
 
 def validate_dask_training_data(

@@ -19,7 +19,7 @@ import numpy as np
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from ._base import KNeighborsMultilabelBase
-from ._dask import dask_method, is_dask_array
+from ._dask import lazy_on_dask
 
 __all__ = ["BKNN", "balanced_scores", "learn_thresholds"]
 
@@ -369,6 +369,7 @@ class BKNN(KNeighborsMultilabelBase):
             f[rows] = balanced_scores(index.sq_distances(X[rows]), self.sigma_)
         return f
 
+    @lazy_on_dask
     def decision_function(self, X: Any) -> np.ndarray:
         """The margins ``f - thresholds_`` of shape (n_samples, n_labels): positive exactly
         where a label is predicted (scikit-learn's multilabel contract).
@@ -387,8 +388,6 @@ class BKNN(KNeighborsMultilabelBase):
         margins : ndarray of shape (n_samples, n_labels)
             A lazy ``dask.array.Array`` for a dask array ``X`` (see the Dask backend).
         """
-        if is_dask_array(X):
-            return dask_method(self, "decision_function", X)
         f = self._decision_scores(X)
         if not self._multilabel:
             return f[:, -1] - f[:, 0] if f.shape[1] <= 2 else f
