@@ -22,8 +22,9 @@ from mlneighbors.datasets._dataset import Dataset, DatasetError, shown_names
 __all__ = ["Reference", "align", "refuse_missing"]
 
 _IMPUTE_HINT = (
-    "the estimators do not impute missing values: fill them in (sklearn.impute.SimpleImputer "
-    "in a Pipeline, with load_file(..., missing='nan') keeping them as NaN) or drop those rows"
+    "the estimators do not impute missing values: fill them in or drop those rows (in Python, "
+    "load_file(..., missing='nan') keeps them as NaN for an imputer such as "
+    "sklearn.impute.SimpleImputer)"
 )
 
 
@@ -195,7 +196,7 @@ def refuse_missing(data: Dataset, fmt: str, lines: Sequence[int] | None = None) 
     lines = data.lines if data.lines is not None else lines
     where = f", line {int(lines[row])}" if lines is not None else f", row {row}"
     name = data.feature_names[column]
-    feature = f"feature {name!r}" if data.named else f"feature {name} (column {column})"
+    feature = f"feature {name!r}" if data.named else f"feature {name} (column {column} of X)"
     how = {
         "arff": "is missing ('?')",
         "csv": "is missing (an empty cell, or a line with fewer fields than the header)",

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import scipy.sparse as sp
 
 from mlneighbors.datasets._columns import Reference, align, refuse_missing
@@ -182,7 +183,8 @@ def load_file(
             reference = replace(reference, predict=True)
             data = _read_rows(path, fmt, options, reference, features_only)
         else:
-            data = align(_read(path, fmt, options, False), reference)
+            data = _read(path, fmt, options, False)
+            data = align(_widen_libsvm(data, reference) if fmt == "libsvm" else data, reference)
     if data.n_samples == 0:
         raise DatasetError(f"{path}: has no data rows; expected at least one row after the header")
     if missing == "error":
@@ -263,10 +265,8 @@ def _read_rows(
         if fmt == "arff" and not features_only:
             declared = _declared_labels(path, options, data, reference)
         return align(data, reference, ignore_labels=declared)
-    if fmt == "libsvm" and data.n_features < reference.n_features:
-        # libsvm's width is its largest index: the features past it are 0 in these rows
-        data = replace(data, X=sp.csr_matrix(data.X, shape=(data.n_samples, reference.n_features)))
-        data.feature_names = [f"f{j}" for j in range(reference.n_features)]
+    if fmt == "libsvm":
+        data = _widen_libsvm(data, reference)
     if data.n_features != reference.n_features and fmt in ("arff", "mat") and not features_only:
         try:
             labelled = _read(path, fmt, options, False)
@@ -278,6 +278,26 @@ def _read_rows(
             )
             data = replace(labelled, Y=labelled.Y[:, :0], label_names=[])
     return align(data, reference)
+
+
+def _widen_libsvm(data: Dataset, reference: Reference) -> Dataset:
+    """libsvm's widths are its largest feature index and label: the features and labels past
+    them are 0 in these rows, not absent."""
+    n_features = max(data.n_features, reference.n_features)
+    n_labels = data.n_labels if reference.predict or reference.n_labels is None else max(
+        data.n_labels, reference.n_labels
+    )
+    if (n_features, n_labels) == (data.n_features, data.n_labels):
+        return data
+    Y = np.zeros((data.n_samples, n_labels), dtype=data.Y.dtype)
+    Y[:, : data.n_labels] = data.Y
+    return replace(
+        data,
+        X=sp.csr_matrix((data.X.data, data.X.indices, data.X.indptr), shape=(data.n_samples, n_features)),
+        Y=Y,
+        feature_names=[f"f{j}" for j in range(n_features)],
+        label_names=[f"label{j}" for j in range(n_labels)],
+    )
 
 
 def _declared_labels(path: Path, options: _Options, data: Dataset, reference: Reference) -> list[str]:

@@ -499,16 +499,18 @@ def _label_matrix(
     if problems:  # the refused columns as zeros, so that positions stay those of label_index
         Y = np.insert(Y, [i - k for k, i in enumerate(sorted(problems))], 0.0, axis=1)
     binary = (Y == 0) | (Y == 1)
+    missing_only = set()
     if not binary.all():
         first = int(np.flatnonzero(~binary.all(axis=0))[0])
         problems[first] = label_problem(Y[:, first], table.row_lines)  # type: ignore[assignment]
+        if np.isnan(Y[:, first][~binary[:, first]]).all():
+            missing_only.add(first)  # a '?' says nothing about which attributes are labels
     if problems:
         i = min(problems)
         word = "attribute" if source.lead else "label"
         name = table.attributes[int(label_index[i])].name
-        raise DatasetError(
-            f"{origin}: {source.lead}{word} {name!r} {problems[i]}{source.advice}"
-        )
+        advice = "" if i in missing_only else source.advice
+        raise DatasetError(f"{origin}: {source.lead}{word} {name!r} {problems[i]}{advice}")
     return Y.astype(np.int8)
 
 
