@@ -37,7 +37,7 @@ def load_csv(
     ----------
     path : str or path-like
         ``.csv`` or ``.tsv``, optionally gzip-compressed (``.gz``). Line 1 is the
-        header; each following line is one instance.
+        header (unless ``header=False``); each following line is one instance.
     label_columns : str or sequence of str
         The label columns: names (``"a,b,c"`` or ``["a", "b", "c"]``), or a
         0-based range of positions written as a Python slice (``"5:10"``,
@@ -45,6 +45,12 @@ def load_csv(
         column is a feature.  An empty sequence: no labels (rows to predict).
     sep : str, default=None
         The field separator; by default a tab for ``.tsv`` files, else a comma.
+    header : bool, default=True
+        Whether line 1 names the columns. Without a header every line is a row,
+        ``label_columns`` must be a range, and the columns are named ``f0, ...``
+        (features) and ``label0, ...`` (labels): they match other files by
+        position only (``Dataset.named`` is False). A line 1 made only of
+        numbers, read as a header, is noted.
 
     Returns
     -------
@@ -59,7 +65,7 @@ def load_csv(
     Raises
     ------
     DatasetError
-        An empty file, a line with the wrong number of fields, bytes that are
+        An empty file, a line with more fields than the first, bytes that are
         not UTF-8, a repeated column name, a ``label_columns`` that names no
         column or selects none, a feature that is not a number, or a label that
         is not 0/1 (a label coded -1/+1 gets how to recode it); the message
