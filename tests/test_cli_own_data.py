@@ -443,3 +443,16 @@ def test_evaluate_split_uses_a_mat_file_s_own_split(problem, tmp_path, capsys):
     scipy.io.savemat(tmp_path / "one.mat", {"data": X, "target": Y.T})
     assert main(["evaluate", str(tmp_path / "one.mat"), "--split", "--model", "mlknn"]) == 2
     assert "holds no train/test split" in capsys.readouterr().err
+
+
+def test_predict_a_csv_with_label_columns_for_a_model_without_names(files, fitted, problem, tmp_path, capsys):
+    """The model (fitted on libsvm rows) names no columns: the CSV's label columns cannot be
+    told from features by name, so the error says how to name them, and naming them works."""
+    X, _ = problem
+    out = tmp_path / "p.csv"
+    assert main(["predict", str(fitted["unnamed"]), files["csv-names"][0], "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "has 8 features; the model was fitted on 5 features; if the file holds label columns too" in err
+    argv = ["predict", str(fitted["unnamed"]), files["csv-names"][0], "--label-columns=-3:", "--out", str(out)]
+    assert main(argv) == 0
+    np.testing.assert_array_equal(_predicted(out)[1], mlneighbors.load(fitted["unnamed"]).predict(X))

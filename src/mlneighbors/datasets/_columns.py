@@ -10,7 +10,7 @@ files name nothing, and their columns are taken by position, the counts checked.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -141,6 +141,8 @@ def align(data: Dataset, ref: Reference, ignore_labels: Sequence[str] = ()) -> D
         raise DatasetError(
             f"{origin}: has {data.n_features} features; {ref.what} {ref.verb} {ref.n_features} features"
             + ("" if data.named or ref.features is None else " (matched by position: the file names none)")
+            + ("; if the file holds label columns too, say which (label_columns= / --label-columns, "
+               "labels_last= / --labels-last)" if ref.predict and data.n_features > ref.n_features else "")
         )
     elif ref.features is not None:  # matched by position: the columns are the reference's
         feature_names = list(ref.features)
@@ -184,16 +186,19 @@ def _first_missing(X: Any) -> tuple[int, int, int] | None:
     return None if first is None else (first[0], first[1], count)
 
 
-def refuse_missing(data: Dataset, fmt: str, lines: Sequence[int] | None = None) -> None:
+def refuse_missing(
+    data: Dataset, fmt: str, lines: Callable[[], Sequence[int]] | None = None
+) -> None:
     """A DatasetError naming the file, the line and the feature of the first missing value.
 
-    ``lines``: the line of each row where ``data.lines`` has none (libsvm files).
+    ``lines``: gives the line of each row where ``data.lines`` has none (libsvm files); it is
+    called only when a value is missing.
     """
     found = _first_missing(data.X)
     if found is None:
         return
     row, column, count = found
-    lines = data.lines if data.lines is not None else lines
+    lines = data.lines if data.lines is not None or lines is None else lines()
     where = f", line {int(lines[row])}" if lines is not None else f", row {row}"
     name = data.feature_names[column]
     feature = f"feature {name!r}" if data.named else f"feature {name} (column {column} of X)"

@@ -188,7 +188,8 @@ def load_file(
     if data.n_samples == 0:
         raise DatasetError(f"{path}: has no data rows; expected at least one row after the header")
     if missing == "error":
-        refuse_missing(data, fmt, _lines_of(path, fmt, data))
+        # libsvm rows hold no line numbers: the file is read again for them, on a missing value only
+        refuse_missing(data, fmt, (lambda: row_lines(path)) if fmt == "libsvm" else None)
     return data
 
 
@@ -310,14 +311,6 @@ def _declared_labels(path: Path, options: _Options, data: Dataset, reference: Re
         return _read(path, "arff", options, False).label_names
     except DatasetError:
         return []
-
-
-def _lines_of(path: Path, fmt: str, data: Dataset) -> list[int] | None:
-    """The line of each row where the dataset holds none and the format has lines (libsvm:
-    read again, only when a value is missing)."""
-    if data.lines is not None or fmt != "libsvm":
-        return None
-    return row_lines(path)
 
 
 def _format_of(path: Path, format: str | None) -> str:
