@@ -10,7 +10,9 @@ command line's ``fit`` and ``predict``:
 1. :func:`~mlneighbors.datasets.load_file` reads the CSV, the labels named by a column range;
 2. ``mlneighbors fit`` saves a scaler and ML-kNN as one skops file;
 3. :func:`mlneighbors.load` reads it back (trusting only the package's own types) and
-   ``mlneighbors predict`` writes the predictions of new rows as a CSV.
+   ``mlneighbors predict`` writes the predictions of new rows as a CSV;
+4. in Python, ``load_file(..., like=model)`` reads new rows as the model's features, matched
+   by name.
 """
 
 import tempfile
@@ -53,6 +55,21 @@ predictions = pd.read_csv(folder / "predictions.csv")
 print(predictions.iloc[:3, :6])
 label_columns = [c for c in predictions.columns if c in train.label_names]
 score_columns = [c for c in predictions.columns if c not in train.label_names]
+
+# %%
+# The same rows in Python, from a file whose columns come in reverse order: ``like=model``
+# matches them to the model's features by name (``fit`` kept the training file's names), and
+# the notes say they were reordered.
+
+pd.read_csv(folder / "new-rows.csv").iloc[:, ::-1].to_csv(folder / "reversed.csv", index=False)
+new = load_file(folder / "reversed.csv", like=model)
+print(new.notes)
+print("same predictions as the command line:",
+      (model.predict(new.X) == predictions[label_columns].to_numpy()).all())
+
+# %%
+# The scores of the first rows, and how often each label is predicted against how often the
+# test rows carry it.
 
 fig, axes = plt.subplots(1, 2, figsize=(12, 4.2), layout="constrained", width_ratios=[1.2, 1])
 im = axes[0].imshow(predictions[score_columns].to_numpy()[:40].T, aspect="auto", cmap="viridis", vmin=0, vmax=1)

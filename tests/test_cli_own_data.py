@@ -205,3 +205,254 @@ def test_the_readme_commands_on_a_real_mulan_dataset_given_by_path(shared_data, 
     assert main(["predict", str(model_file), str(test), "--out", str(predictions), "--scores", "--quiet"]) == 0
     rows = list(csv.reader(predictions.open()))
     assert len(rows) == 203 and rows[0][:2] == ["amazed-suprised", "happy-pleased"]
+
+
+# ---------------------------------------------------------------------------
+# rows to predict: features only in every format, columns matched by name
+
+
+@pytest.fixture(scope="module")
+def fitted(files, tmp_path_factory):
+    """Models written by `fit`: from an ARFF file (names) and from a libsvm file (none)."""
+    d = tmp_path_factory.mktemp("models")
+    assert main(["fit", "mlknn", *files["mulan"], "--out", str(d / "named.skops"), "--k", "3", "--quiet"]) == 0
+    assert main(["fit", "mlknn", *files["libsvm"], "--out", str(d / "unnamed.skops"), "--k", "3", "--quiet"]) == 0
+    return {"named": d / "named.skops", "unnamed": d / "unnamed.skops"}
+
+
+def _features_only(kind, folder, X):
+    names = [f"x{j}" for j in range(X.shape[1])]
+    if kind == "arff":  # no label attributes, no -C, no XML beside it
+        path = folder / "rows.arff"
+        path.write_text("@relation rows\n" + "".join(f"@attribute {n} numeric\n" for n in names) + "@data\n"
+                        + "".join(",".join(f"{v:g}" for v in x) + "\n" for x in X))
+        return [str(path)]
+    if kind == "csv":
+        return [str(_csv(folder / "rows.csv", X, X[:, :0], labels=False))]
+    if kind == "libsvm":  # an empty label field: the lines start with the pairs
+        return [str(_svm(folder / "rows.svm", X, np.zeros((len(X), 0), dtype=int)))]
+    scipy.io.savemat(folder / "rows.mat", {"data": X})
+    return [str(folder / "rows.mat")]
+
+
+def _predicted(path):
+    rows = list(csv.reader(path.open()))
+    return rows[0], np.array(rows[1:], dtype=float)
+
+
+@pytest.mark.parametrize("model", ["named", "unnamed"])
+@pytest.mark.parametrize("kind", ["arff", "csv", "libsvm", "mat"])
+def test_predict_reads_a_file_of_features_only_in_every_format(kind, model, fitted, problem, tmp_path, capsys):
+    X, _ = problem
+    Q = np.round(X[:9] * 0.9, 3)
+    out = tmp_path / "p.csv"
+    assert main(["predict", str(fitted[model]), *_features_only(kind, tmp_path, Q), "--out", str(out)]) == 0
+    header, got = _predicted(out)
+    want = mlneighbors.load(fitted[model]).predict(Q)
+    np.testing.assert_array_equal(got, want)
+    assert header == (LABELS if model == "named" else ["label0", "label1", "label2"])
+    assert "predictions for 9 rows" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("kind", ["csv", "arff"])
+def test_predict_reorders_named_columns_and_says_so_once(kind, fitted, problem, tmp_path, capsys):
+    X, Y = problem
+    order = [3, 0, 4, 2, 1]
+    if kind == "csv":
+        path = tmp_path / "r.csv"
+        path.write_text(",".join(f"x{j}" for j in order) + "\n"
+                        + "".join(",".join(f"{v:g}" for v in x[order]) + "\n" for x in X[:10]))
+    else:
+        path = tmp_path / "r.arff"
+        path.write_text("@relation r\n" + "".join(f"@attribute x{j} numeric\n" for j in order) + "@data\n"
+                        + "".join(",".join(f"{v:g}" for v in x[order]) + "\n" for x in X[:10]))
+    out = tmp_path / "p.csv"
+    assert main(["predict", str(fitted["named"]), str(path), "--out", str(out)]) == 0
+    np.testing.assert_array_equal(_predicted(out)[1], mlneighbors.load(fitted["named"]).predict(X[:10]))
+    err = capsys.readouterr().err
+    assert err.count("reordered by name") == 1 and err.startswith(f"note: {path}: the file's features come")
+    assert main(["predict", str(fitted["named"]), str(path), "--out", str(out), "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_predict_on_the_training_csv_drops_its_label_columns_with_a_note(files, problem, tmp_path, capsys):
+    X, Y = problem
+    model = tmp_path / "m.skops"
+    assert main(["fit", "mlknn", *files["csv-names"], "--out", str(model), "--k", "3", "--quiet"]) == 0
+    out = tmp_path / "p.csv"
+    assert main(["predict", str(model), files["csv-names"][0], "--out", str(out)]) == 0  # no --label-columns
+    np.testing.assert_array_equal(_predicted(out)[1], mlneighbors.load(model).predict(X))
+    assert "label column(s) 'sport', 'music', 'news' are not read" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "header, needle",
+    [
+        (["x0", "x1", "x2", "x3"], "1 feature(s) of the model are not in the file: 'x4'"),
+        (["x0", "x1", "x2", "x3", "x4", "extra"], "1 column(s) of the file are not features of the model: 'extra'"),
+    ],
+)
+def test_predict_names_missing_and_unknown_columns(header, needle, fitted, tmp_path, capsys):
+    path = tmp_path / "bad.csv"
+    path.write_text(",".join(header) + "\n" + ",".join("1" for _ in header) + "\n")
+    assert main(["predict", str(fitted["named"]), str(path), "--out", str(tmp_path / "p.csv")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and needle in err and str(path) in err
+    assert not (tmp_path / "p.csv").exists()
+
+
+@pytest.mark.parametrize("model", ["named", "unnamed"])
+def test_predict_a_file_of_the_wrong_width_names_it_and_both_counts(model, fitted, problem, tmp_path, capsys):
+    X, _ = problem
+    scipy.io.savemat(tmp_path / "w.mat", {"data": X[:3, :4]})
+    assert main(["predict", str(fitted[model]), str(tmp_path / "w.mat"), "--out", str(tmp_path / "p.csv")]) == 2
+    assert f"{tmp_path / 'w.mat'}: has 4 features; the model was fitted on 5 features" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------
+# a test file: labels and features matched to the training file's by name
+
+
+def test_evaluate_test_labels_in_another_order_are_matched_by_name(files, problem, tmp_path, capsys):
+    X, Y = problem
+    argv = ["--model", "mlknn", "--k", "3", "--format", "json", "--metrics", "hamming_loss,macro_f1"]
+    same = _arff(tmp_path / "same.arff", X[:12], Y[:12], relation="t: -C -3")
+    assert main(["evaluate", files["mulan"][0], "--test", str(same), *argv]) == 0
+    want = _json(capsys)["results"]
+    order = [2, 0, 1]  # news, sport, music
+    other = tmp_path / "other.arff"
+    other.write_text("@relation 't: -C -3'\n" + "".join(f"@attribute x{j} numeric\n" for j in range(5))
+                     + "".join(f"@attribute {LABELS[j]} {{0,1}}\n" for j in order) + "@data\n"
+                     + "".join(",".join([f"{v:g}" for v in x] + [str(v) for v in y[order]]) + "\n"
+                               for x, y in zip(X[:12], Y[:12], strict=True)))
+    assert main(["evaluate", files["mulan"][0], "--test", str(other), *argv]) == 0
+    captured = capsys.readouterr()
+    got = json.loads(captured.out)["results"]
+    assert [r["value"] for r in got if r["metric"] != "fit_predict_seconds"] == pytest.approx(
+        [r["value"] for r in want if r["metric"] != "fit_predict_seconds"])
+    assert "labels come in another order than those of the training data" in captured.err
+
+
+@pytest.mark.parametrize(
+    "labels, needle",
+    [
+        (["sport", "music"], "1 label(s) of the training data {train} are not in the file: 'news'"),
+        (["sport", "music", "news", "weather"],
+         "1 label(s) of the file are not labels of the training data {train}: 'weather'"),
+    ],
+)
+def test_evaluate_test_labels_absent_or_extra_are_named(labels, needle, files, problem, tmp_path, capsys):
+    X, _ = problem
+    path = tmp_path / "t.arff"  # its -C says which attributes are its labels
+    path.write_text(f"@relation 't: -C -{len(labels)}'\n" + "".join(f"@attribute x{j} numeric\n" for j in range(5))
+                    + "".join(f"@attribute {n} {{0,1}}\n" for n in labels) + "@data\n"
+                    + "".join(",".join([f"{v:g}" for v in x] + ["1"] * len(labels)) + "\n" for x in X[:6]))
+    assert main(["evaluate", files["meka"][0], "--test", str(path), "--model", "mlknn"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith(f"mlneighbors evaluate: {path}: "), err
+    assert needle.format(train=files["meka"][0]) in err
+
+
+def test_evaluate_a_test_file_of_the_wrong_width_names_it_and_both_counts(files, problem, tmp_path, capsys):
+    X, Y = problem
+    path = _svm(tmp_path / "t.svm", np.hstack([X[:5], X[:5, :2]]), Y[:5])
+    assert main(["evaluate", *files["libsvm"], "--test", str(path), "--model", "mlknn"]) == 2
+    assert f"{path}: has 7 features; the training data {files['libsvm'][0]} has 5 features" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------
+# missing values, empty files, flags, notes and a .mat file's own split
+
+
+@pytest.mark.parametrize("kind", ["arff", "csv-cell", "csv-short"])
+def test_a_missing_value_is_one_line_naming_the_file_line_and_column(kind, problem, tmp_path, capsys):
+    X, Y = problem
+    if kind == "arff":
+        path = _arff(tmp_path / "m.arff", X, Y, relation="m: -C -3")
+        lines = path.read_text().splitlines()
+        cells = lines[12].split(",")
+        cells[1] = "?"
+        lines[12] = ",".join(cells)  # row 3, x1
+        path.write_text("\n".join(lines) + "\n")
+        argv, where = [str(path)], f"{path}, line 13: feature 'x1' is missing ('?')"
+    else:
+        path = _csv(tmp_path / "m.csv", X, Y)
+        lines = path.read_text().splitlines()
+        lines[4] = "1,,3,4,5,0,1,0" if kind == "csv-cell" else "1,2,3"
+        path.write_text("\n".join(lines) + "\n")
+        argv = [str(path), "--label-columns", "sport,music,news"]
+        where = (f"{path}, line 5: feature 'x1' is missing (an empty cell" if kind == "csv-cell"
+                 else f"{path}: label 'sport' must be 0 or 1, but row 3 (line 5) is missing")
+    assert main(["evaluate", *argv, "--model", "mlknn", "--cv", "2"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "HistGradientBoosting" not in err, err
+    assert where in err, err
+
+
+def test_a_csv_with_a_header_and_no_rows_names_the_file(tmp_path, capsys):
+    path = tmp_path / "empty.csv"
+    path.write_text("x0,x1,sport\n")
+    assert main(["evaluate", str(path), "--labels-last", "1", "--model", "mlknn"]) == 2
+    assert capsys.readouterr().err.strip() == f"mlneighbors evaluate: {path}: has no data rows; expected at least " \
+                                              "one row after the header"
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--labels-first", "1", "--labels-last", "3"], "--labels-first and --labels-last exclude each other"),
+        (["--labels-last", "3", "--xml", "l.xml"], "give the labels one way: --labels-first/--labels-last, --xml or "
+                                                   "--label-columns"),
+        (["--no-header"], "--no-header applies to CSV files; {arff} is read as arff"),
+        (["--label-columns", "a"], "--label-columns applies to CSV files; {arff} is read as arff"),
+    ],
+)
+def test_flag_conflicts_are_said_in_flags(extra, message, files, capsys):
+    arff = files["mulan"][0]
+    assert main(["evaluate", arff, *extra, "--model", "mlknn"]) == 2
+    assert capsys.readouterr().err.strip() == "mlneighbors evaluate: " + message.format(arff=arff)
+
+
+def test_the_reader_s_notes_reach_the_user_once(files, problem, tmp_path, capsys):
+    X, Y = problem
+    scipy.io.savemat(tmp_path / "pm.mat", {"data": X, "target": 2 * Y.T - 1})  # -1/+1 targets
+    argv = ["evaluate", str(tmp_path / "pm.mat"), "--model", "mlknn", "--cv", "2", "--metrics", "hamming_loss"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert err.count("note: ") == 1 and "targets coded -1/+1 in the .mat file are mapped to 0/1" in err
+    assert main([*argv, "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_evaluate_split_uses_a_mat_file_s_own_split(problem, tmp_path, capsys):
+    from mlneighbors import MLkNN
+    from mlneighbors.model_selection import evaluate_models
+
+    X, Y = problem
+    path = tmp_path / "s.mat"
+    scipy.io.savemat(path, {"train_data": X[:36], "train_target": Y[:36].T, "test_data": X[36:],
+                            "test_target": Y[36:].T})
+    argv = ["evaluate", str(path), "--split", "--model", "mlknn", "--k", "3", "--format", "json",
+            "--metrics", "hamming_loss"]
+    assert main(argv) == 0
+    doc = _json(capsys)
+    assert doc["protocol"] == "the file's train/test split (36 train / 12 test)"
+    want = evaluate_models({"m": MLkNN(3)}, X[:36], Y[:36], test=(X[36:], Y[36:]), scale="minmax",
+                           metrics=["hamming_loss"])["m"].mean["hamming_loss"]
+    assert doc["results"][0]["value"] == pytest.approx(want)
+    scipy.io.savemat(tmp_path / "one.mat", {"data": X, "target": Y.T})
+    assert main(["evaluate", str(tmp_path / "one.mat"), "--split", "--model", "mlknn"]) == 2
+    assert "holds no train/test split" in capsys.readouterr().err
+
+
+def test_predict_a_csv_with_label_columns_for_a_model_without_names(files, fitted, problem, tmp_path, capsys):
+    """The model (fitted on libsvm rows) names no columns: the CSV's label columns cannot be
+    told from features by name, so the error says how to name them, and naming them works."""
+    X, _ = problem
+    out = tmp_path / "p.csv"
+    assert main(["predict", str(fitted["unnamed"]), files["csv-names"][0], "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "has 8 features; the model was fitted on 5 features; if the file holds label columns too" in err
+    argv = ["predict", str(fitted["unnamed"]), files["csv-names"][0], "--label-columns=-3:", "--out", str(out)]
+    assert main(argv) == 0
+    np.testing.assert_array_equal(_predicted(out)[1], mlneighbors.load(fitted["unnamed"]).predict(X))

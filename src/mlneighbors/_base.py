@@ -31,6 +31,7 @@ __all__ = [
     "CountTableModel",
     "KNeighborsMultilabelBase",
     "VersionedState",
+    "in_fit_order",
     "target_classes",
     "validate_training_data",
 ]
@@ -209,7 +210,7 @@ class KNeighborsMultilabelBase(VersionedState, MultiOutputMixin, ClassifierMixin
         from .neighbors import check_scale
 
         check_is_fitted(self, "_fit_X")
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = validate_data(self, in_fit_order(self, X), accept_sparse="csr", dtype=np.float64, reset=False)
         check_scale(X, "X")
         return X
 
@@ -497,6 +498,30 @@ class CountTableModel(KNeighborsMultilabelBase):
         if not scores:
             return np.empty((0, k)), np.empty((0, k), dtype=np.intp)
         return np.concatenate(scores), np.concatenate(labels)
+
+
+def in_fit_order(estimator: Any, X: Any) -> Any:
+    """A DataFrame holding the columns seen at fit in another order, reordered to fit's order.
+
+    scikit-learn records a DataFrame's column names at fit (``feature_names_in_``) and refuses
+    the same names in another order; the estimators of this package match them by name
+    instead.  Names missing or unknown are left to scikit-learn's check, which lists them.
+
+    >>> import pandas as pd
+    >>> from mlneighbors import MLkNN
+    >>> model = MLkNN(1).fit(pd.DataFrame({"a": [0.0, 1.0], "b": [0.0, 1.0]}), [[1, 0], [0, 1]])
+    >>> list(in_fit_order(model, pd.DataFrame({"b": [1.0], "a": [0.9]})).columns)
+    ['a', 'b']
+    """
+    names = getattr(estimator, "feature_names_in_", None)
+    columns = getattr(X, "columns", None)
+    if names is None or columns is None or isinstance(X, np.ndarray):
+        return X
+    columns = list(columns)
+    fitted = list(names)
+    if columns != fitted and len(columns) == len(fitted) and set(columns) == set(fitted):
+        return X[fitted]
+    return X
 
 
 def target_classes(classes: np.ndarray | None, y_dtype: Any, n_labels: int) -> Any:

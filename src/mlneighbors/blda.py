@@ -12,7 +12,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import VersionedState, target_classes, validate_training_data
+from ._base import VersionedState, in_fit_order, target_classes, validate_training_data
 from ._config import working_memory_bytes
 
 __all__ = ["BLDA"]
@@ -206,7 +206,7 @@ class BLDA(VersionedState, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         """
 
         check_is_fitted(self, "components_")
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = validate_data(self, in_fit_order(self, X), accept_sparse="csr", dtype=np.float64, reset=False)
         W = self.components_.T
         return np.asarray(X @ W) - self.mean_ @ W
 

@@ -40,8 +40,8 @@ def test_libsvm_by_extension(tmp_path, suffix, compress):
 @pytest.mark.parametrize("compress", [False, True])
 def test_csv_by_extension_with_label_columns_or_a_count(tmp_path, compress):
     path = _copy(tmp_path, "fmt_tiny.csv", "tiny.csv" + (".gz" if compress else ""), compress)
-    by_names = load_file(path, label_columns="sport,music,news")
-    by_count = load_file(path, labels_last=3)
+    by_names = load_file(path, label_columns="sport,music,news", missing="nan")  # x2 has a gap
+    by_count = load_file(path, labels_last=3, missing="nan")
     assert by_names.label_names == by_count.label_names == ["sport", "music", "news"]
     np.testing.assert_array_equal(by_names.Y, by_count.Y)
     with pytest.raises(DatasetError, match=r"label 'x1' must be 0 or 1, but row 0 \(line 2\) has 0\.5"):
@@ -57,7 +57,7 @@ def test_a_csv_without_label_columns_says_how_to_give_them():
 def test_arff_with_the_xml_beside_it_of_a_split_file(tmp_path):
     arff = _copy(tmp_path, "fmt_tiny_dense.arff", "tiny-train.arff.gz", compress=True)
     shutil.copyfile(DATA / "fmt_tiny.xml", tmp_path / "tiny.xml")
-    data = load_file(arff)
+    data = load_file(arff, missing="nan")  # the fixture has a '?'
     expected = load_mulan(DATA / "fmt_tiny_dense.arff", DATA / "fmt_tiny.xml")
     assert data.label_names == expected.label_names
     np.testing.assert_array_equal(data.Y, expected.Y)
@@ -65,12 +65,13 @@ def test_arff_with_the_xml_beside_it_of_a_split_file(tmp_path):
 
 
 def test_arff_by_the_xml_given_by_c_or_by_a_count():
-    by_xml = load_file(DATA / "fmt_tiny_dense.arff", xml=DATA / "fmt_tiny.xml")
+    by_xml = load_file(DATA / "fmt_tiny_dense.arff", xml=DATA / "fmt_tiny.xml", missing="nan")
     assert by_xml.label_names == ["Swainson's Thrush", "lab_b", "lab_a"]
     by_c = load_file(DATA / "fmt_tiny_meka.arff")  # -C -2
     by_count = load_file(DATA / "fmt_tiny_meka.arff", labels_last=2)
     assert by_c.label_names == by_count.label_names == ["y1", "y2"]
-    assert load_file(DATA / "fmt_tiny_sparse.arff", labels_first=2).label_names == ["L1", "L2"]
+    sparse = load_file(DATA / "fmt_tiny_sparse.arff", labels_first=2, missing="nan")  # a sparse '?'
+    assert sparse.label_names == ["L1", "L2"]
 
 
 def test_an_arff_file_that_says_nothing_of_its_labels(tmp_path):
@@ -138,7 +139,8 @@ def test_a_compressed_mat_file_is_refused(tmp_path):
         ("fmt_tiny.csv", {"xml": "x.xml"}, r"xml applies to ARFF files; .*fmt_tiny\.csv is read as csv"),
         ("fmt_tiny.svm", {"labels_last": 2}, r"labels_first/labels_last applies to ARFF and CSV files"),
         ("fmt_tiny_meka.arff", {"label_columns": "y1"}, r"label_columns applies to CSV files"),
-        ("fmt_tiny_meka.arff", {"labels_first": 1, "labels_last": 1}, r"labels_first or labels_last, not both"),
+        ("fmt_tiny_meka.arff", {"labels_first": 1, "labels_last": 1},
+         r"labels_first and labels_last exclude each other"),
         ("fmt_tiny_meka.arff", {"labels_last": 1, "xml": "x.xml"}, r"give the labels one way"),
         ("fmt_tiny.csv", {"labels_last": 0}, r"labels_last must be a positive int, got 0"),
     ],

@@ -12,7 +12,7 @@ from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler
 
-from mlneighbors import BRkNN, DMLkNN, LAMLkNN, LPkNN, MLkNN
+from mlneighbors import BKNN, BLDA, BRkNN, DMLkNN, HybridKNN, LAMLkNN, LPkNN, MLkNN
 
 MODELS = [
     MLkNN(3, smoothing=0.5),
@@ -85,3 +85,51 @@ def test_grid_search_on_a_one_d_target(rng):
     search = GridSearchCV(MLkNN(), {"n_neighbors": [3, 7]}, cv=3).fit(X, y)
     assert set(search.predict(X)) <= {"up", "down", "flat"}
     assert search.best_score_ > 0.6
+
+
+# ---------------------------------------------------------------------------
+# DataFrames: the columns are matched by name (feature_names_in_), not by position
+
+EVERY_MODEL = MODELS + [BKNN(3), HybridKNN(3)]
+
+
+@pytest.mark.parametrize("model", EVERY_MODEL, ids=repr)
+def test_a_dataframe_in_another_column_order_is_reordered_by_name(model, data):
+    pd = pytest.importorskip("pandas")
+    X, Y = data
+    names = ["alpha", "beta", "gamma", "delta"]
+    frame = pd.DataFrame(X, columns=names)
+    fitted = clone(model).fit(frame, Y)
+    np.testing.assert_array_equal(fitted.feature_names_in_, names)
+    shuffled = frame[["gamma", "alpha", "delta", "beta"]]
+    np.testing.assert_array_equal(fitted.predict(shuffled), fitted.predict(frame))
+    np.testing.assert_array_equal(fitted.predict_proba(shuffled), fitted.predict_proba(frame))
+    np.testing.assert_array_equal(fitted.kneighbors(shuffled)[1], fitted.kneighbors(frame)[1])
+    # by position the same columns give other neighbours: the reorder is what makes them agree
+    positional = pd.DataFrame(shuffled.to_numpy(), columns=names)
+    assert not np.array_equal(fitted.kneighbors(positional)[1], fitted.kneighbors(frame)[1])
+
+
+def test_blda_reorders_a_dataframe_by_name_too(data):
+    pd = pytest.importorskip("pandas")
+    X, Y = data
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+    blda = BLDA(n_components=2).fit(frame, Y)
+    np.testing.assert_allclose(blda.transform(frame[["d", "c", "b", "a"]]), blda.transform(frame))
+
+
+@pytest.mark.parametrize(
+    "columns, listed",
+    [
+        (["alpha", "beta", "gamma", "zeta"], r"(?s)unseen at fit time:\n- zeta.*yet now missing:\n- delta"),
+        (["alpha", "beta", "gamma"], r"yet now missing:\n- delta"),
+        (["alpha", "beta", "gamma", "delta", "zeta"], r"unseen at fit time:\n- zeta"),
+    ],
+)
+def test_dataframe_columns_missing_or_unknown_are_listed(columns, listed, data):
+    pd = pytest.importorskip("pandas")
+    X, Y = data
+    fitted = MLkNN(3).fit(pd.DataFrame(X, columns=["alpha", "beta", "gamma", "delta"]), Y)
+    new = pd.DataFrame(np.ones((2, len(columns))), columns=columns)
+    with pytest.raises(ValueError, match=listed):
+        fitted.predict(new)

@@ -115,7 +115,10 @@ def _protocol(args: argparse.Namespace, data: Data, cmd: str) -> tuple[dict[str,
         if args.cv is not None:
             raise CLIError(f"mlneighbors {cmd}: --cv and a test part (--test, or a dataset's standard split) "
                            "exclude each other; pass --cv N alone for cross-validation")
-        what = "standard split" if data.registered and not args.test else "train/test files"
+        if args.test:
+            what = "train/test files"
+        else:
+            what = "standard split" if data.registered else "the file's train/test split"
         return ({"test": (data.test.X, labels_of(data.test))},
                 f"{what} ({n_train} train / {data.test.n_samples} test)")
     n_folds = args.cv if args.cv is not None else 10
@@ -246,6 +249,8 @@ def cmd_fit(args: argparse.Namespace) -> int:
             raise CLIError(f"mlneighbors fit: {exc}") from None
     _clipped_notices(caught, args.quiet)
     pipeline.label_names_ = [str(n) for n in data.train.label_names]
+    if data.train.named:  # predict matches a file's columns to these by name
+        pipeline.feature_names_ = [str(n) for n in data.train.feature_names]
     save(pipeline, args.out)
     if not args.quiet:
         d = data.train
@@ -260,6 +265,17 @@ def _load_model(path: str) -> Any:
     if not os.path.isfile(path):
         raise CLIError(f"mlneighbors predict: no model file {path!r} (write one with 'mlneighbors fit')")
     return load_model(path)
+
+
+def _storage_for(model: Any, X: Any) -> Any:
+    """Sparse rows (a libsvm file) for a model whose scaler was fitted on dense data, densified."""
+    import scipy.sparse as sp
+    from sklearn.preprocessing import MinMaxScaler, StandardScaler
+
+    steps = getattr(model, "steps", None)
+    first = steps[0][1] if steps else model
+    dense_only = isinstance(first, MinMaxScaler) or (isinstance(first, StandardScaler) and first.with_mean)
+    return X.toarray() if sp.issparse(X) and dense_only else X
 
 
 def _top_k(model: Any, X: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -285,12 +301,8 @@ def cmd_predict(args: argparse.Namespace) -> int:
     check_writable(check_out)
     args.outputs = Outputs(args.out)
     model = _load_model(args.model_file)
-    data = read_file(args.data, args, "predict", features_only=True)
-    X = data.X
-    n_features = getattr(model, "n_features_in_", X.shape[1])
-    if X.shape[1] != n_features:
-        raise CLIError(f"mlneighbors predict: {args.data} has {X.shape[1]} features; the model was fitted on "
-                       f"{n_features} features")
+    data = read_file(args.data, args, "predict", like=model)  # exactly the model's features, in its order
+    X = _storage_for(model, data.X)
     names = list(getattr(model, "label_names_", [f"label{j}" for j in range(len(getattr(model, 'classes_', [])))]))
     scores = np.asarray(model.predict_proba(X)) if args.scores and not args.top_k else None
     kind = "arff" if args.out.endswith(".arff") else "csv"

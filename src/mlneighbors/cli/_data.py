@@ -2,11 +2,14 @@
 
 A DATA argument that names a registered dataset is read from the data directory; anything
 else is a file, read by :func:`mlneighbors.datasets.load_file` with the file options
-(``--xml``, ``--labels-first``, ``--labels-last``, ``--label-columns``, ``--input-format``).
-A test part comes from the dataset's standard split, or from ``--test FILE``; without one,
-cross-validation.  Features are scaled with the training part's statistics: min-max for
-dense data and none for sparse data unless ``--scale`` says otherwise (estimators never
-rescale; the command line does, because that is what a user of these methods needs).
+(``--xml``, ``--labels-first``, ``--labels-last``, ``--label-columns``, ``--no-header``,
+``--input-format``).  A test part comes from the dataset's standard split, a ``.mat`` file's
+own split (``--split``), or ``--test FILE``, whose columns are matched to the training data's
+(by name where both name them); without one, cross-validation.  What the readers note about
+a file (nominal codes, labels mapped, columns reordered) is printed once as ``note: ...``.
+Features are scaled with the training part's statistics: min-max for dense data and none for
+sparse data unless ``--scale`` says otherwise (estimators never rescale; the command line
+does, because that is what a user of these methods needs).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ._common import CLIError
+from ._common import CLIError, note
 
 SCALES = ("minmax", "standard", "none")
 
@@ -37,6 +40,8 @@ def add_data_args(p: argparse.ArgumentParser, *, test: bool = True, data_help: s
     group.add_argument("--label-columns", metavar="SPEC",
                        help="CSV: the label columns by name ('a,b,c') or a 0-based range ('5:10'; "
                             "write --label-columns=-3: for the last three)")
+    group.add_argument("--no-header", action="store_true",
+                       help="CSV: line 1 is a row, not column names (columns then match by position)")
     group.add_argument("--input-format", choices=("arff", "libsvm", "mat", "csv"),
                        help="the file's format, whatever its extension says")
     p.add_argument("--data-home", metavar="DIR", help="data directory of the registered datasets")
@@ -66,46 +71,98 @@ def _file_options(args: argparse.Namespace) -> dict[str, Any]:
         "labels_first": args.labels_first,
         "labels_last": args.labels_last,
         "label_columns": args.label_columns,
+        "header": not getattr(args, "no_header", False),
     }
 
 
-def read_file(path: str, args: argparse.Namespace, cmd: str, *, features_only: bool = False) -> Any:
+#: the file options as the command line spells them, and the formats each applies to
+_FLAGS = {
+    "xml": ("--xml", ("arff",)),
+    "labels_first": ("--labels-first", ("arff", "csv")),
+    "labels_last": ("--labels-last", ("arff", "csv")),
+    "label_columns": ("--label-columns", ("csv",)),
+    "header": ("--no-header", ("csv",)),
+}
+
+
+def _format_of(path: str, given: str | None) -> str | None:
+    """The format load_file will read ``path`` as (None: it will say why it cannot tell)."""
+    from ..datasets import FORMATS
+
+    if given:
+        return given
+    suffix = os.path.splitext(os.path.basename(path).lower().removesuffix(".gz"))[1]
+    return next((fmt for fmt, suffixes in FORMATS.items() if suffix in suffixes), None)
+
+
+def _check_flags(path: str, options: dict[str, Any], cmd: str) -> None:
+    """The file options' conflicts, in the flags the user typed (load_file's messages name
+    its parameters)."""
+    given = [key for key in _FLAGS if options[key] is not None and options[key] is not True]
+    if "labels_first" in given and "labels_last" in given:
+        raise CLIError(f"mlneighbors {cmd}: --labels-first and --labels-last exclude each other")
+    ways = [key for key in ("xml", "label_columns") if key in given]
+    if ways and ({"labels_first", "labels_last"} & set(given) or len(ways) > 1):
+        raise CLIError(f"mlneighbors {cmd}: give the labels one way: --labels-first/--labels-last, --xml or "
+                       "--label-columns")
+    fmt = _format_of(path, options["format"])
+    for key in given:
+        flag, formats = _FLAGS[key]
+        if fmt is not None and fmt not in formats:
+            raise CLIError(f"mlneighbors {cmd}: {flag} applies to {' and '.join(f.upper() for f in formats)} files; "
+                           f"{path} is read as {fmt}")
+
+
+def read_file(path: str, args: argparse.Namespace, cmd: str, *, like: Any = None, split: str = "all") -> Any:
     """One data file with the command's file options; one clear line on any problem.
 
-    ``features_only``: rows to predict; a CSV without label options is all features.
+    ``like``: the fitted model (rows to predict: its features, matched by name where both
+    sides have names, label columns dropped) or the training data (a test file).  The
+    readers' notes are printed once (``--quiet``: not at all).
     """
     from ..datasets import load_file
 
     options = _file_options(args)
-    is_csv = (args.input_format or os.path.basename(path).lower().removesuffix(".gz").rsplit(".", 1)[-1]) in (
-        "csv", "tsv")
-    if features_only and is_csv and not any(options[k] is not None for k in ("labels_first", "labels_last",
-                                                                              "label_columns")):
-        options["label_columns"] = []
+    _check_flags(path, options, cmd)
     try:
-        return load_file(path, **options)
+        data = load_file(path, like=like, split=split, **options)
     except (ValueError, OSError, ImportError) as exc:
         raise CLIError(f"mlneighbors {cmd}: {' '.join(str(exc).split())}") from None
+    _print_notes(data, args)
+    return data
+
+
+def _print_notes(data: Any, args: argparse.Namespace) -> None:
+    """What the reader did that the user should know, once per command (train and test
+    files often share a note)."""
+    seen = vars(args).setdefault("_notes_printed", set())
+    for text in data.notes:
+        if text not in seen:
+            seen.add(text)
+            note(f"{data.source}: {text}", getattr(args, "quiet", False))
 
 
 def load(args: argparse.Namespace, cmd: str, *, whole: bool = False) -> Data:
     """DATA (and --test) as datasets; a registered name uses its standard split when it ships
-    one (``whole``: all of it, for a model fitted once)."""
+    one (``whole``: all of it, for a model fitted once).  A test file's columns are matched
+    to the training data's."""
     from ..datasets import list_datasets, load_dataset
 
     name = args.data
-    test = read_file(args.test, args, cmd) if getattr(args, "test", None) else None
+    test_file = getattr(args, "test", None)
     if name in list_datasets():
         from ..datasets import get_dataset_spec
 
         spec = get_dataset_spec(name)
-        split = not whole and test is None and "train" in spec.splits and not getattr(args, "cv", None)
+        split = not whole and not test_file and "train" in spec.splits and not getattr(args, "cv", None)
         if getattr(args, "split", False) and "train" not in spec.splits:
             raise CLIError(f"mlneighbors {cmd}: dataset {name!r} ships no standard train/test split; use --cv N "
                            "or --test FILE")
         train = load_dataset(name, "train" if split else "all", args.data_home)
         if split:
             test = load_dataset(name, "test", args.data_home)
+        else:
+            test = read_file(test_file, args, cmd, like=train) if test_file else None
         return Data(name, train, test, registered=True)
     if "/" not in name and "." not in name:
         from difflib import get_close_matches
@@ -114,9 +171,15 @@ def load(args: argparse.Namespace, cmd: str, *, whole: bool = False) -> Data:
         hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
         raise CLIError(f"mlneighbors {cmd}: {name!r} is neither a registered dataset{hint} nor a file; "
                        f"registered: {', '.join(list_datasets())}")
-    if getattr(args, "split", False) and test is None:
-        raise CLIError(f"mlneighbors {cmd}: a file has no standard split; give --test FILE or --cv N")
-    return Data(name, read_file(name, args, cmd), test, registered=False)
+    if getattr(args, "split", False) and not test_file:
+        if _format_of(name, args.input_format) == "mat":  # a .mat file may hold its own split
+            train = read_file(name, args, cmd, split="train")
+            return Data(name, train, read_file(name, args, cmd, like=train, split="test"), registered=False)
+        raise CLIError(f"mlneighbors {cmd}: a file has no standard split; give --test FILE or --cv N "
+                       "(a .mat file holding train and test parts has one)")
+    train = read_file(name, args, cmd)
+    test = read_file(test_file, args, cmd, like=train) if test_file else None
+    return Data(name, train, test, registered=False)
 
 
 def scale_for(args: argparse.Namespace, X: Any) -> str:

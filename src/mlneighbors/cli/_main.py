@@ -97,8 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("predict", help="predictions of a saved model for the rows of a file")
     p.add_argument("model_file", metavar="MODEL_FILE", help="a model written by 'mlneighbors fit'")
-    add_data_args(p, test=False, data_help="a data file with the training file's features (labels, if "
-                  "present, are ignored): ARFF, libsvm, .mat or CSV")
+    add_data_args(p, test=False, data_help="rows to predict: a file with the training file's features (ARFF, "
+                  "libsvm, .mat or CSV), matched by name where both files name them, else by position; "
+                  "label columns, if present, are not read")
     p.add_argument("--out", required=True, metavar="FILE",
                    help="predictions.csv (0/1 per label, the labels' names as header, the input's row order), "
                         "or FILE.arff for a Mulan ARFF (the rows' features and predicted labels) + FILE.xml")

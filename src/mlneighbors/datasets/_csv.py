@@ -23,7 +23,11 @@ _OPTION = "label_columns (--label-columns)"
 
 
 def load_csv(
-    path: PathLike, label_columns: str | Sequence[str], *, sep: str | None = None
+    path: PathLike,
+    label_columns: str | Sequence[str],
+    *,
+    sep: str | None = None,
+    header: bool = True,
 ) -> Dataset:
     """Load a CSV file whose first line names the columns; some columns are the labels.
 
@@ -33,7 +37,7 @@ def load_csv(
     ----------
     path : str or path-like
         ``.csv`` or ``.tsv``, optionally gzip-compressed (``.gz``). Line 1 is the
-        header; each following line is one instance.
+        header (unless ``header=False``); each following line is one instance.
     label_columns : str or sequence of str
         The label columns: names (``"a,b,c"`` or ``["a", "b", "c"]``), or a
         0-based range of positions written as a Python slice (``"5:10"``,
@@ -41,20 +45,27 @@ def load_csv(
         column is a feature.  An empty sequence: no labels (rows to predict).
     sep : str, default=None
         The field separator; by default a tab for ``.tsv`` files, else a comma.
+    header : bool, default=True
+        Whether line 1 names the columns. Without a header every line is a row,
+        ``label_columns`` must be a range, and the columns are named ``f0, ...``
+        (features) and ``label0, ...`` (labels): they match other files by
+        position only (``Dataset.named`` is False). A line 1 made only of
+        numbers, read as a header, is noted.
 
     Returns
     -------
     Dataset
-        X dense float64 (an empty cell is NaN, said in ``notes``), Y int8 0/1
-        (``True``/``False`` are accepted), names from the header. Y's columns
-        come in the order ``label_columns`` gives them. Rows that are
-        entirely empty are skipped; a first column without a name that holds
-        0, 1, ..., n-1 is the index pandas' ``to_csv`` writes, and is dropped.
+        X dense float64 (an empty cell, or a line with fewer fields than the
+        header, is NaN, said in ``notes``), Y int8 0/1 (``True``/``False`` are
+        accepted), names from the header. Y's columns come in the order
+        ``label_columns`` gives them. Rows that are entirely empty are skipped; a
+        first column without a name that holds 0, 1, ..., n-1 is the index
+        pandas' ``to_csv`` writes, and is dropped.
 
     Raises
     ------
     DatasetError
-        An empty file, a line with the wrong number of fields, bytes that are
+        An empty file, a line with more fields than the first, bytes that are
         not UTF-8, a repeated column name, a ``label_columns`` that names no
         column or selects none, a feature that is not a number, or a label that
         is not 0/1 (a label coded -1/+1 gets how to recode it); the message
@@ -75,32 +86,53 @@ def load_csv(
     name = os.fspath(path)
     if sep is None:
         sep = "\t" if name.lower().removesuffix(".gz").endswith(".tsv") else ","
-    frame = _read_frame(pd, path, sep)
+    frame = _read_frame(pd, path, sep, header)
     notes: list[str] = []
-    frame, lines = _drop_empty_rows(frame, notes)
-    frame = _drop_written_index(frame, notes)
-    header = [str(column) for column in frame.columns]
-    labels = _label_positions(label_columns, header, name)
-    features = [j for j in range(len(header)) if j not in set(labels)]
+    frame, lines = _drop_empty_rows(frame, notes, 2 if header else 1)
+    if header:
+        frame = _drop_written_index(frame, notes)
+        columns = [str(column) for column in frame.columns]
+        if _all_numbers(columns):
+            notes.append(
+                "line 1 holds only numbers, yet it is read as the header naming the columns; "
+                "for a file without a header line pass header=False (--no-header)"
+            )
+    else:
+        columns = [str(j) for j in range(frame.shape[1])]
+        if not isinstance(label_columns, str) and len(label_columns) or (
+            isinstance(label_columns, str) and _RANGE_RE.fullmatch(label_columns) is None
+        ):
+            raise DatasetError(
+                f"{name}: without a header line the columns have no names; give {_OPTION} as a "
+                "0-based range ('5:10', '-3:')"
+            )
+    labels = _label_positions(label_columns, columns, name)
+    features = [j for j in range(len(columns)) if j not in set(labels)]
     X = np.column_stack(
         [_numbers(pd, frame.iloc[:, j], lines, name, "feature column") for j in features]
     ).reshape(len(frame), len(features))
     Y = np.column_stack(
         [_numbers(pd, frame.iloc[:, j], lines, name, "label") for j in labels] or [np.empty((len(frame), 0))]
     ).reshape(len(frame), len(labels))
-    for i, j in enumerate(labels):
+    feature_names = [columns[j] for j in features] if header else [f"f{j}" for j in range(len(features))]
+    label_names = [columns[j] for j in labels] if header else [f"label{j}" for j in range(len(labels))]
+    for i, label in enumerate(label_names):
         problem = label_problem(Y[:, i], lines)
         if problem:
-            raise DatasetError(f"{name}: label {header[j]!r} {problem}")
+            where = "" if header else f" (column {labels[i]})"
+            raise DatasetError(f"{name}: label {label!r}{where} {problem}")
     n_missing = int(np.isnan(X).sum())
     if n_missing:
         notes.append(f"{n_missing} empty feature value(s) are NaN in X")
     return Dataset(
         X=np.ascontiguousarray(X, dtype=np.float64),
         Y=Y.astype(np.int8),
-        feature_names=[header[j] for j in features],
-        label_names=[header[j] for j in labels],
+        feature_names=feature_names,
+        label_names=label_names,
         notes=notes,
+        source=name,
+        named=header,
+        lines=lines,
     )
 
 
@@ -112,11 +144,11 @@ def _pandas() -> Any:
     return pandas
 
 
-def _read_frame(pd: Any, path: PathLike, sep: str) -> Any:
+def _read_frame(pd: Any, path: PathLike, sep: str, has_header: bool) -> Any:
     """The table, every failure of pandas' reader said as one line naming the file."""
     try:
         header = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str).iloc[0].tolist()
-        frame = pd.read_csv(path, sep=sep, skip_blank_lines=False)
+        frame = pd.read_csv(path, sep=sep, skip_blank_lines=False, header=0 if has_header else None)
     except (FileNotFoundError, IsADirectoryError, PermissionError):
         raise
     except UnicodeDecodeError as exc:
@@ -129,13 +161,18 @@ def _read_frame(pd: Any, path: PathLike, sep: str) -> Any:
             raise DatasetError(f"{path}: not readable as CSV ({exc})") from None
         expected, line, found = fields.groups()
         raise DatasetError(
-            f"{path}, line {line}: expected {expected} fields, as the header has, found {found}"
+            f"{path}, line {line}: expected {expected} fields, as "
+            f"{'the header' if has_header else 'line 1'} has, found {found}"
         ) from None
     except (ValueError, OSError, EOFError) as exc:  # a damaged compressed file, ...
         raise DatasetError(f"{path}: not readable as CSV ({type(exc).__name__}: {exc})") from exc
-    repeated = sorted({str(c) for c in header if header.count(c) > 1})
+    repeated = sorted({str(c) for c in header if header.count(c) > 1}) if has_header else []
     if repeated:
-        raise DatasetError(f"{path}, line 1: column names appear twice: {shown_names(repeated)}")
+        hint = "; for a file without a header line pass header=False (--no-header)"
+        raise DatasetError(
+            f"{path}, line 1: column names appear twice: {shown_names(repeated)}"
+            + (hint if _all_numbers([str(c) for c in header]) else "")
+        )
     return frame
 
 
@@ -152,14 +189,23 @@ def _not_utf8(path: PathLike, exc: UnicodeDecodeError) -> str:
     return f"{path}: {exc}"
 
 
-def _drop_empty_rows(frame: Any, notes: list[str]) -> tuple[Any, np.ndarray]:
-    """The rows holding something, and the line of each (row i of the file is line i + 2)."""
+def _drop_empty_rows(frame: Any, notes: list[str], first_line: int) -> tuple[Any, np.ndarray]:
+    """The rows holding something, and the line of each (row i of the table is line
+    ``first_line + i``)."""
     empty = frame.isna().all(axis=1).to_numpy()
-    lines = np.flatnonzero(~empty) + 2
+    lines = np.flatnonzero(~empty) + first_line
     if empty.any():
         notes.append(f"skipped {int(empty.sum())} empty line(s)")
         frame = frame[~empty]
     return frame, lines
+
+
+def _all_numbers(cells: list[str]) -> bool:
+    try:
+        [float(cell) for cell in cells]
+    except ValueError:
+        return False
+    return True
 
 
 def _drop_written_index(frame: Any, notes: list[str]) -> Any:

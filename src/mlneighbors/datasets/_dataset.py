@@ -36,6 +36,16 @@ class Dataset:
     notes : list of str
         What the loader did that a user should know (dropped attributes,
         nominal encodings).
+    source : str
+        The file the rows were read from (empty when not read from one file).
+    named : bool
+        Whether ``feature_names`` and ``label_names`` come from the file (ARFF
+        attributes, a CSV header) and can match columns by name; False where
+        the loader made them up (``f0, f1, ...`` and ``label0, ...`` of libsvm,
+        ``.mat`` and header-less CSV files), so that only positions count.
+    lines : ndarray of shape (n_samples,) or None
+        The 1-based line of each row in its text file, for messages about a
+        row; None where rows have no line (``.mat`` files, joined parts).
 
     Examples
     --------
@@ -47,7 +57,6 @@ class Dataset:
     (3, 2, 1.3333333333333333)
     """
 
-
     X: np.ndarray | sp.csr_matrix
     Y: np.ndarray
     feature_names: list[str]
@@ -55,6 +64,9 @@ class Dataset:
     name: str = ""
     split: str = "all"
     notes: list[str] = field(default_factory=list)
+    source: str = ""
+    named: bool = True
+    lines: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property
     def n_samples(self) -> int:

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
+import numpy as np
+import scipy.sparse as sp
+
+from mlneighbors.datasets._columns import Reference, align, refuse_missing
 from mlneighbors.datasets._csv import load_csv
-from mlneighbors.datasets._dataset import Dataset, DatasetError
+from mlneighbors.datasets._dataset import Dataset, DatasetError, shown_names
 from mlneighbors.datasets._formats import _load_arff
-from mlneighbors.datasets._libsvm import load_libsvm
-from mlneighbors.datasets._mat import load_mat
+from mlneighbors.datasets._libsvm import load_libsvm, row_lines
+from mlneighbors.datasets._mat import load_mat, load_mat_features
 
 __all__ = ["FORMATS", "load_file"]
 
@@ -35,6 +41,11 @@ def load_file(
     labels_first: int | None = None,
     labels_last: int | None = None,
     label_columns: str | Sequence[str] | None = None,
+    header: bool = True,
+    features_only: bool = False,
+    like: Any = None,
+    missing: str = "error",
+    split: str = "all",
 ) -> Dataset:
     """Load a multi-label dataset from a file, whatever its format.
 
@@ -56,24 +67,54 @@ def load_file(
         ARFF or CSV: the first (or last) n attributes are the labels. They
         decide over an XML found beside the file and over ``-C``.
     label_columns : str or sequence of str, default=None
-        CSV (required there): the label columns by name (``"a,b,c"``) or as a
-        0-based Python slice of positions (``"5:10"``, ``"-3:"``); see
-        :func:`load_csv`.
+        CSV (required there, unless ``features_only`` or ``like``): the label
+        columns by name (``"a,b,c"``) or as a 0-based Python slice of positions
+        (``"5:10"``, ``"-3:"``); see :func:`load_csv`.
+    header : bool, default=True
+        CSV: whether line 1 names the columns (see :func:`load_csv`).
+    features_only : bool, default=False
+        The file holds rows to predict: no labels are looked for, and every
+        attribute or column is a feature (an ARFF file with only the feature
+        attributes, a CSV file without label columns, libsvm lines with no
+        label before the pairs, a ``.mat`` file holding ``data`` alone or a
+        single matrix). ``Y`` has no columns. It excludes the label options.
+    like : Dataset or fitted estimator, default=None
+        Match the file's columns to these: the features of a fitted model or
+        Pipeline (the file holds rows to predict; label columns it still has
+        are dropped, ``notes`` saying so), or the features and labels of a
+        training :class:`Dataset` (the file is its test part). Where both
+        sides name their columns (ARFF attributes, a CSV header; a model's
+        ``feature_names_`` or ``feature_names_in_``), they are matched by name:
+        reordered where the order differs, a name missing or unknown refused;
+        else by position, the counts checked. See Notes.
+    missing : {"error", "nan"}, default="error"
+        What a missing feature value (an ARFF ``?``, an empty CSV cell, a CSV
+        line with fewer fields than the header, a NaN in a libsvm or ``.mat``
+        file) does: raise, naming the file, the line and the feature, or stay
+        NaN in ``X`` for an imputer (the estimators do not impute).
+    split : {"all", "train", "test"}, default="all"
+        ``.mat`` files holding a train/test split (see :func:`load_mat`): the
+        part to read. "all" is every row, training rows first.
 
     Returns
     -------
     Dataset
-        ``name`` is empty and ``split`` is ``"all"``. A ``.mat`` file holding a
-        train/test split gives all its rows, training rows first (``notes`` says
-        so; :func:`load_mat` gives the parts).
+        ``name`` is empty, ``split`` is ``"all"`` and ``source`` is ``path``. A
+        ``.mat`` file holding a train/test split gives all its rows, training
+        rows first (``notes`` says so; :func:`load_mat` gives the parts). With
+        ``like``, ``X`` holds exactly the reference's features, in its order
+        (and ``Y`` its labels, for a training set).
 
     Raises
     ------
     DatasetError
-        The format cannot be told or the file is malformed; every message is one
-        line naming the file, the line where there is one, and what was
+        The format cannot be told, the file is malformed, holds no rows or a
+        missing value, or its columns do not match ``like``; every message is
+        one line naming the file, the line where there is one, and what was
         expected. An ARFF file with no XML and no count whose ``-C`` takes a
-        column that is not binary as a label is refused (``-C`` is stale).
+        column that is not binary as a label is refused (``-C`` is stale), and
+        so is one whose ``@relation`` records a filter after ``-C`` that moves
+        attributes in a way the header does not state exactly.
     ValueError, TypeError
         Options that do not apply to the format, or contradict each other.
     FileNotFoundError
@@ -88,7 +129,20 @@ def load_file(
     -----
     The labels of an ARFF file come from, in this order: ``labels_first`` /
     ``labels_last``; the XML (given, or found beside the file); ``-C n`` in the
-    ``@relation`` (n > 0: the first n attributes; n < 0: the last -n).
+    ``@relation`` (n > 0: the first n attributes; n < 0: the last -n). Weka
+    records every filter applied after ``-C`` in the relation; Reorder and
+    Remove with a plain range list are followed to where they moved the
+    labels, instance filters change no attribute, and any other filter is
+    refused by name.
+
+    What ``like`` matches by name and what by position:
+
+    ========================= ============================= =====================
+    file                      reference with names          reference without
+    ========================= ============================= =====================
+    ARFF, CSV with a header   by name                       by position
+    libsvm, .mat, no header   by position                   by position
+    ========================= ============================= =====================
 
     Examples
     --------
@@ -100,19 +154,90 @@ def load_file(
     >>> data = load_file(folder / "tiny.arff", labels_last=2)
     >>> data.label_names, data.Y.tolist()
     (['y1', 'y2'], [[1, 0], [1, 1]])
+
+    Rows to predict, their columns in another order than the training file's:
+
+    >>> _ = (folder / "new.csv").write_text("z,x\\n1,0.25\\n")
+    >>> _ = (folder / "train.csv").write_text("x,z,y\\n0.5,1,1\\n2,0,0\\n")
+    >>> train = load_file(folder / "train.csv", labels_last=1)
+    >>> new = load_file(folder / "new.csv", like=train, features_only=True)
+    >>> new.feature_names, new.X.tolist()
+    (['x', 'z'], [[0.25, 1.0]])
     """
     path = Path(path)
     fmt = _format_of(path, format)
-    _check_options(path, fmt, xml, labels_first, labels_last, label_columns)
+    _check_options(path, fmt, xml, labels_first, labels_last, label_columns, header, features_only)
+    if missing not in ("error", "nan"):
+        raise ValueError(f"missing must be 'error' or 'nan', got {missing!r}")
+    if split not in ("all", "train", "test"):
+        raise ValueError(f"split must be 'all', 'train' or 'test', got {split!r}")
+    if split != "all" and fmt != "mat":
+        raise ValueError(f"split={split!r} applies to .mat files holding a train/test split; "
+                         f"{path} is read as {fmt}")
+    options = _Options(xml, labels_first, labels_last, label_columns, header, split)
+    if like is None:
+        data = _read(path, fmt, options, features_only)
+    else:
+        reference = Reference.of(like)
+        if reference.predict or features_only:
+            reference = replace(reference, predict=True)
+            data = _read_rows(path, fmt, options, reference, features_only)
+        else:
+            data = _read(path, fmt, options, False)
+            data = align(_widen_libsvm(data, reference) if fmt == "libsvm" else data, reference)
+    if data.n_samples == 0:
+        raise DatasetError(f"{path}: has no data rows; expected at least one row after the header")
+    if missing == "error":
+        # libsvm rows hold no line numbers: the file is read again for them, on a missing value only
+        refuse_missing(data, fmt, (lambda: row_lines(path)) if fmt == "libsvm" else None)
+    return data
+
+
+@dataclass(frozen=True)
+class _Options:
+    xml: PathLike | None
+    labels_first: int | None
+    labels_last: int | None
+    label_columns: str | Sequence[str] | None
+    header: bool
+    split: str = "all"
+
+    @property
+    def name_labels(self) -> bool:
+        return any(
+            v is not None for v in (self.xml, self.labels_first, self.labels_last, self.label_columns)
+        )
+
+
+def _read(path: Path, fmt: str, options: _Options, features_only: bool) -> Dataset:
+    """The file as a dataset, its labels found as the options say (none if ``features_only``)."""
     if fmt == "arff":
-        return _arff(path, xml, labels_first, labels_last)
+        if features_only:
+            return _load_arff(path, features_only=True)
+        return _arff(path, options.xml, options.labels_first, options.labels_last)
     if fmt == "csv":
-        if label_columns is None:
-            label_columns = _count_as_range(path, labels_first, labels_last)
-        return load_csv(path, label_columns)
+        label_columns = options.label_columns
+        if features_only:
+            label_columns = []
+        elif label_columns is None:
+            label_columns = _count_as_range(path, options.labels_first, options.labels_last)
+        return load_csv(path, label_columns, header=options.header)
     if fmt == "libsvm":
-        return load_libsvm(path)
+        data = load_libsvm(path)
+        if features_only:
+            if data.Y.any():
+                data.notes.append("the labels that start the lines are not read: rows to predict")
+            data = replace(data, Y=data.Y[:, :0], label_names=[])
+        return data
+    if features_only and options.split == "all":
+        return load_mat_features(path)
     parts = load_mat(path)
+    if options.split != "all":
+        if options.split not in parts:
+            raise DatasetError(f"{path}: the file holds no train/test split (variables data and "
+                               "target); split='all' reads its rows")
+        data = parts[options.split]
+        return replace(data, Y=data.Y[:, :0], label_names=[]) if features_only else data
     data = parts["all"]
     if len(parts) > 1:
         n_train = parts["train"].n_samples
@@ -121,6 +246,71 @@ def load_file(
             "the rest the test rows (load_mat gives the parts)"
         )
     return data
+
+
+def _read_rows(
+    path: Path, fmt: str, options: _Options, reference: Reference, features_only: bool
+) -> Dataset:
+    """Rows to predict with ``reference``'s features: read whole and matched by name where
+    both sides have names; else by position, a file that declares labels read without them."""
+    if options.name_labels:  # the user says where the labels are: they are dropped
+        data = _read(path, fmt, options, False)
+        dropped = data.label_names
+        data = align(replace(data, Y=data.Y[:, :0], label_names=[]), reference)
+        if dropped:
+            data.notes.append(f"the file's labels {shown_names(dropped)} are not read: rows to predict")
+        return data
+    data = _read(path, fmt, options, True)
+    if reference.features is not None and data.named:
+        declared: list[str] = []
+        if fmt == "arff" and not features_only:
+            declared = _declared_labels(path, options, data, reference)
+        return align(data, reference, ignore_labels=declared)
+    if fmt == "libsvm":
+        data = _widen_libsvm(data, reference)
+    if data.n_features != reference.n_features and fmt in ("arff", "mat") and not features_only:
+        try:
+            labelled = _read(path, fmt, options, False)
+        except DatasetError:
+            labelled = None
+        if labelled is not None and labelled.n_features == reference.n_features and labelled.n_labels:
+            labelled.notes.append(
+                f"the file's labels {shown_names(labelled.label_names)} are not read: rows to predict"
+            )
+            data = replace(labelled, Y=labelled.Y[:, :0], label_names=[])
+    return align(data, reference)
+
+
+def _widen_libsvm(data: Dataset, reference: Reference) -> Dataset:
+    """libsvm's widths are its largest feature index and label: the features and labels past
+    them are 0 in these rows, not absent."""
+    n_features = max(data.n_features, reference.n_features)
+    n_labels = data.n_labels if reference.predict or reference.n_labels is None else max(
+        data.n_labels, reference.n_labels
+    )
+    if (n_features, n_labels) == (data.n_features, data.n_labels):
+        return data
+    Y = np.zeros((data.n_samples, n_labels), dtype=data.Y.dtype)
+    Y[:, : data.n_labels] = data.Y
+    return replace(
+        data,
+        X=sp.csr_matrix((data.X.data, data.X.indices, data.X.indptr), shape=(data.n_samples, n_features)),
+        Y=Y,
+        feature_names=[f"f{j}" for j in range(n_features)],
+        label_names=[f"label{j}" for j in range(n_labels)],
+    )
+
+
+def _declared_labels(path: Path, options: _Options, data: Dataset, reference: Reference) -> list[str]:
+    """The labels an ARFF file declares (its XML beside it, its -C), where it has columns
+    the reference does not know; [] when it declares none."""
+    known = set(reference.features or ()) | set(reference.labels or ())
+    if all(name in known for name in data.feature_names):
+        return []
+    try:
+        return _read(path, "arff", options, False).label_names
+    except DatasetError:
+        return []
 
 
 def _format_of(path: Path, format: str | None) -> str:
@@ -153,12 +343,15 @@ def _check_options(
     labels_first: int | None,
     labels_last: int | None,
     label_columns: str | Sequence[str] | None,
+    header: bool = True,
+    features_only: bool = False,
 ) -> None:
     counts = labels_first is not None or labels_last is not None
     given = {
         "xml": (xml is not None, ("arff",)),
         "labels_first/labels_last": (counts, ("arff", "csv")),
         "label_columns": (label_columns is not None, ("csv",)),
+        "header=False": (not header, ("csv",)),
     }
     for option, (is_given, formats) in given.items():
         if is_given and fmt not in formats:
@@ -167,9 +360,12 @@ def _check_options(
                 f"{path} is read as {fmt}"
             )
     if labels_first is not None and labels_last is not None:
-        raise ValueError("give labels_first or labels_last, not both")
+        raise ValueError("labels_first and labels_last exclude each other")
     if counts and (xml is not None or label_columns is not None):
         raise ValueError("give the labels one way: labels_first/labels_last, xml or label_columns")
+    if features_only and (counts or xml is not None or label_columns is not None):
+        raise ValueError("features_only reads no labels: give no xml, labels_first, labels_last "
+                         "or label_columns with it")
 
 
 def _arff(

@@ -24,6 +24,7 @@ import scipy.sparse as sp
 
 from mlneighbors.datasets._arff import ArffTable, Attribute, read_arff
 from mlneighbors.datasets._dataset import Dataset, DatasetError, label_problem, shown_names
+from mlneighbors.datasets._relation import CLabels, c_labels, c_option
 from mlneighbors.exceptions import DatasetWarning
 
 __all__ = ["load_meka", "load_mulan", "read_mulan_xml"]
@@ -35,9 +36,11 @@ PathLike = str | os.PathLike[str]
 _ID_MIN_ROWS = 20
 
 _BOOLEAN_VALUES = ({"yes": 1.0, "no": 0.0}, {"true": 1.0, "false": 0.0})
-_MEKA_C_RE = re.compile(r"(?:^|[\s:'\"])-C\s+(-?\d+)")
 _ENCODING_RE = re.compile(rb"""^\s*<\?xml[^>]*encoding\s*=\s*["']([^"']*)["']""")
-_LABELS_HOW = "the Mulan XML naming the labels (xml=, --xml) or labels_first=N / labels_last=N"
+_LABELS_HOW = (
+    "the Mulan XML naming the labels (xml=, --xml) or labels_first=N / labels_last=N "
+    "(--labels-first N / --labels-last N)"
+)
 
 
 # ---------------------------------------------------------------------------
@@ -245,19 +248,24 @@ def _load_arff(
     xml: PathLike | None = None,
     labels_first: int | None = None,
     labels_last: int | None = None,
+    features_only: bool = False,
 ) -> Dataset:
-    """An ARFF file's labels from a count, else the XML, else ``-C`` (``load_file``'s rule).
+    """An ARFF file's labels from a count, else the XML, else ``-C`` (``load_file``'s rule);
+    ``features_only``: none, every attribute a feature.
 
     A ``-C`` that disagrees with the XML is warned about (:class:`DatasetWarning`);
     one that disagrees with a count is noted.
     """
     table = read_arff(path)
+    if features_only:
+        return _to_dataset(table, np.empty(0, dtype=np.intp), str(path), [], _Source("none"))
     if labels_first is not None or labels_last is not None:
         label_index, source = _labels_by_count(table, str(path), labels_first, labels_last)
         notes = []
-        if _c_conflict(table, label_index, None):
-            option = _meka_label_count(table.relation)
-            notes.append(f"the @relation's -C {option} was ignored: {source.given} decides")
+        said, _ = _c_against(table, label_index, None)
+        if said:
+            count = c_option(table.relation)[0]  # type: ignore[index]
+            notes.append(f"the @relation's -C {count} was ignored: {source.given} decides")
         return _to_dataset(table, label_index, str(path), notes, source)
     if xml is None:
         return _by_c(table, path)
@@ -265,8 +273,8 @@ def _load_arff(
 
 
 def _by_c(table: ArffTable, path: PathLike) -> Dataset:
-    label_index, source = _labels_by_c(table, str(path))
-    return _to_dataset(table, label_index, str(path), [], source)
+    label_index, source, notes = _labels_by_c(table, str(path))
+    return _to_dataset(table, label_index, str(path), notes, source)
 
 
 def _by_xml(
@@ -278,17 +286,17 @@ def _by_xml(
     """The labels the XML names; a ``-C`` saying otherwise is noted, warned about or refused."""
     origin = str(path)
     label_index, notes = _labels_from_xml(table, read_mulan_xml(xml_path), path, xml_path)
-    conflict = _c_conflict(table, label_index, xml_path)
+    said, conflict = _c_against(table, label_index, xml_path)
     if conflict and on_conflict == "refuse":
         raise DatasetError(
-            f"{origin}: {conflict}. load_meka trusts neither: for a Mulan file (the XML "
+            f"{origin}: {said}. load_meka trusts neither: for a Mulan file (the XML "
             "decides) use load_mulan, else correct the -C or the XML"
         )
-    if conflict:
-        if on_conflict == "warn":
-            message = f"{origin}: {conflict}; the XML decides"
-            warnings.warn(message, DatasetWarning, stacklevel=5)  # load_file's caller
-        notes.append(f"{conflict}: the XML decides")
+    if conflict and on_conflict == "warn":
+        message = f"{origin}: {said}; the XML decides"
+        warnings.warn(message, DatasetWarning, stacklevel=5)  # load_file's caller
+    if said:
+        notes.append(f"{said}: the XML decides")
     return _to_dataset(table, label_index, origin, notes, _Source.xml(xml_path))
 
 
@@ -331,15 +339,9 @@ def _labels_from_xml(
     return label_index, notes
 
 
-def _meka_label_count(relation: str) -> int | None:
-    match = _MEKA_C_RE.search(relation)
-    return None if match is None else int(match.group(1))
-
-
-def _c_said(table: ArffTable) -> str:
-    option = _meka_label_count(table.relation)
+def _c_said(table: ArffTable, count: int) -> str:
     line = f" (line {table.relation_line})" if table.relation_line else ""
-    return f"-C {option} in the @relation{line}"
+    return f"-C {count} in the @relation{line}"
 
 
 def _edge(n_attributes: int, count: int) -> np.ndarray | None:
@@ -349,34 +351,58 @@ def _edge(n_attributes: int, count: int) -> np.ndarray | None:
     return np.arange(count) if count > 0 else np.arange(n_attributes + count, n_attributes)
 
 
-def _labels_by_c(table: ArffTable, origin: str) -> tuple[np.ndarray, _Source]:
-    option = _meka_label_count(table.relation)
+def _which(positions: np.ndarray, n_attributes: int, names: list[str]) -> str:
+    """'the first 3 attributes', 'the last 3 attributes' or the attributes by name."""
+    n = positions.size
+    if np.array_equal(positions, np.arange(n)):
+        return f"the first {n} attributes"
+    if np.array_equal(positions, np.arange(n_attributes - n, n_attributes)):
+        return f"the last {n} attributes"
+    return f"the attributes {shown_names([names[j] for j in positions.tolist()])}"
+
+
+def _labels_by_c(table: ArffTable, origin: str) -> tuple[np.ndarray, _Source, list[str]]:
     n_attributes = len(table.attributes)
-    if option is None:
+    found = c_labels(table.relation, n_attributes)
+    if found is None:
         raise DatasetError(
             f"{origin}: the @relation {table.relation[:80]!r} has no -C option saying which "
             f"attributes are labels; give {_LABELS_HOW}"
         )
-    label_index = _edge(n_attributes, option)
-    said = _c_said(table)
-    if label_index is None:
+    said = _c_said(table, found.count)
+    if found.problem is not None:
+        raise DatasetError(
+            f"{origin}: {said} is followed by filters Weka recorded after it, and "
+            f"{found.problem}: which attributes are the labels cannot be told from the header; "
+            f"give {_LABELS_HOW}"
+        )
+    if found.positions is None:
         raise DatasetError(
             f"{origin}: {said} does not fit the {n_attributes} attributes; expected a non-zero "
             f"n with |n| <= {n_attributes}, or give {_LABELS_HOW}"
         )
-    which = f"first {option}" if option > 0 else f"last {-option}"
+    label_index = found.positions
+    which = _which(label_index, n_attributes, table.names)
+    notes = []
+    if found.followed:
+        filters = ", ".join(map(str, found.followed))
+        notes.append(
+            f"the labels of the @relation's -C {found.count} were moved by the filter(s) it "
+            f"records after it ({filters}): they are {which}"
+        )
+        said = f"{said}, followed through {filters},"
     return label_index, _Source(
         said,
-        lead=f"{said} takes the {which} attributes as labels; ",
+        lead=f"{said} takes {which} as labels; ",
         advice=f"; the -C may be stale: give {_LABELS_HOW}",
-    )
+    ), notes
 
 
 def _labels_by_count(
     table: ArffTable, origin: str, labels_first: int | None, labels_last: int | None
 ) -> tuple[np.ndarray, _Source]:
     if labels_first is not None and labels_last is not None:
-        raise ValueError("give labels_first or labels_last, not both")
+        raise ValueError("labels_first and labels_last exclude each other")
     given, count = (
         ("labels_first", labels_first) if labels_first is not None else ("labels_last", labels_last)
     )
@@ -392,24 +418,27 @@ def _labels_by_count(
     return label_index, _Source(f"{given}={count}")  # type: ignore[return-value]
 
 
-def _c_conflict(
+def _c_against(
     table: ArffTable, label_index: np.ndarray, xml_path: PathLike | None
-) -> str | None:
-    """What a ``-C`` in the @relation says against the chosen labels, or None if it agrees."""
-    option = _meka_label_count(table.relation)
-    if option is None:
-        return None
-    by_c = _edge(len(table.attributes), option)
-    if by_c is not None and np.array_equal(by_c, label_index):
-        return None
+) -> tuple[str | None, bool]:
+    """What a ``-C`` in the @relation says against the chosen labels (None if it agrees or
+    there is none), and whether it contradicts them: a ``-C`` whose later filters cannot be
+    followed says nothing about the file as it is, so it is only noted."""
+    found: CLabels | None = c_labels(table.relation, len(table.attributes))
+    if found is None or (found.positions is not None and np.array_equal(found.positions, label_index)):
+        return None, False
+    said = _c_said(table, found.count)
+    if found.problem is not None:
+        return f"{said} was written before filters the @relation records after it ({found.problem})", False
     names = table.names
     chosen = shown_names([names[j] for j in label_index.tolist()])
     what = "the XML " + os.fspath(xml_path) if xml_path is not None else "the given count"
-    if by_c is None:
-        said = f"{_c_said(table)} does not fit the {len(names)} attributes"
+    if found.positions is None:
+        said = f"{said} does not fit the {len(names)} attributes"
     else:
-        said = f"{_c_said(table)} names {by_c.size} label(s) ({shown_names([names[j] for j in by_c])})"
-    return f"{said}, but {what} names {label_index.size} ({chosen})"
+        by_c = found.positions
+        said = f"{said} names {by_c.size} label(s) ({shown_names([names[j] for j in by_c])})"
+    return f"{said}, but {what} names {label_index.size} ({chosen})", True
 
 
 # ---------------------------------------------------------------------------
@@ -429,6 +458,8 @@ def _to_dataset(
         feature_names=[table.attributes[j].name for j in features],
         label_names=[table.attributes[j].name for j in label_index.tolist()],
         notes=notes,
+        source=origin,
+        lines=table.row_lines,
     )
 
 
@@ -440,7 +471,9 @@ def _declared_problem(attribute: Attribute, line: int) -> tuple[str | None, np.n
     if attribute.kind == "numeric":
         return None, None
     numbers, how = _nominal_numbers(attribute)
-    if how == "index":
+    if how == "index" or not set(numbers.tolist()) <= {-1.0, 0.0, 1.0}:
+        # declared values other than 0 and 1 (and -1, which the rows' check explains):
+        # a category, even where the rows hold only 0 and 1
         values = ",".join(attribute.values or ())
         return f"is nominal {{{values}}}{where}; expected the values 0 and 1", None
     return None, numbers
@@ -466,16 +499,18 @@ def _label_matrix(
     if problems:  # the refused columns as zeros, so that positions stay those of label_index
         Y = np.insert(Y, [i - k for k, i in enumerate(sorted(problems))], 0.0, axis=1)
     binary = (Y == 0) | (Y == 1)
+    missing_only = set()
     if not binary.all():
         first = int(np.flatnonzero(~binary.all(axis=0))[0])
         problems[first] = label_problem(Y[:, first], table.row_lines)  # type: ignore[assignment]
+        if np.isnan(Y[:, first][~binary[:, first]]).all():
+            missing_only.add(first)  # a '?' says nothing about which attributes are labels
     if problems:
         i = min(problems)
         word = "attribute" if source.lead else "label"
         name = table.attributes[int(label_index[i])].name
-        raise DatasetError(
-            f"{origin}: {source.lead}{word} {name!r} {problems[i]}{source.advice}"
-        )
+        advice = "" if i in missing_only else source.advice
+        raise DatasetError(f"{origin}: {source.lead}{word} {name!r} {problems[i]}{advice}")
     return Y.astype(np.int8)
 
 

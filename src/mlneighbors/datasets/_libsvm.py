@@ -72,7 +72,7 @@ def load_libsvm(
         row = int(np.searchsorted(np.cumsum(counts), k, side="right"))
         binary = " (-1/+1 targets are binary classification, not multi-label)" if labels[k] == -1 else ""
         raise DatasetError(
-            f"{path}, line {_row_lines(path)[row]}: label {labels[k]:g} is not a label index "
+            f"{path}, line {row_lines(path)[row]}: label {labels[k]:g} is not a label index "
             f"(a non-negative integer){binary}"
         )
     seen = int(labels.max()) + 1 if labels.size else 0
@@ -90,6 +90,8 @@ def load_libsvm(
         Y=Y,
         feature_names=[f"f{j}" for j in range(X.shape[1])],
         label_names=[f"label{j}" for j in range(n_labels)],
+        source=str(path),
+        named=False,
     )
 
 
@@ -133,7 +135,7 @@ def _data_lines(path: PathLike) -> Iterator[tuple[int, list[bytes]]]:
                 yield number, tokens
 
 
-def _row_lines(path: PathLike) -> list[int]:
+def row_lines(path: PathLike) -> list[int]:
     return [number for number, _ in _data_lines(path)]
 
 

@@ -9,7 +9,7 @@ import scipy.sparse as sp
 
 from mlneighbors.datasets._dataset import Dataset, DatasetError
 
-__all__ = ["load_mat"]
+__all__ = ["load_mat", "load_mat_features"]
 
 PathLike = str | os.PathLike[str]
 
@@ -65,7 +65,7 @@ def load_mat(path: PathLike) -> dict[str, Dataset]:
         raise DatasetError(f"{path}: the .mat file holds no variables (truncated or empty?)")
     if {"data", "target"} <= keys:
         X, Y, notes = _mat_pair(contents["data"], contents["target"], False, path, "data/target")
-        return {"all": _mat_dataset(X, Y, notes, "all")}
+        return {"all": _mat_dataset(X, Y, notes, "all", str(path))}
     if {"train_data", "train_target", "test_data", "test_target"} <= keys:
         parts = {
             split: _mat_pair(
@@ -95,10 +95,45 @@ def load_mat(path: PathLike) -> dict[str, Dataset]:
         X_all = np.vstack([X_train, X_test])
     notes = list(dict.fromkeys(notes_train + notes_test))
     return {
-        "train": _mat_dataset(X_train, Y_train, notes_train, "train"),
-        "test": _mat_dataset(X_test, Y_test, notes_test, "test"),
-        "all": _mat_dataset(X_all, np.vstack([Y_train, Y_test]), notes, "all"),
+        "train": _mat_dataset(X_train, Y_train, notes_train, "train", str(path)),
+        "test": _mat_dataset(X_test, Y_test, notes_test, "test", str(path)),
+        "all": _mat_dataset(X_all, np.vstack([Y_train, Y_test]), notes, "all", str(path)),
     }
+
+
+def load_mat_features(path: PathLike) -> Dataset:
+    """The rows of a ``.mat`` file with no targets: ``data`` (layout A without ``target``),
+    else the file's only numeric matrix, n x d. A file with targets gives its rows
+    (all of them, as ``load_file`` does) and Y is dropped, ``notes`` saying so."""
+    contents = _read_mat(path)
+    keys = sorted(key for key in contents if not key.startswith("__"))
+    if any("target" in key for key in keys) or {"train", "test"} <= set(keys):
+        data = load_mat(path)["all"]
+        note = f"the file's {data.n_labels} target(s) are not read: rows to predict"
+        return _mat_dataset(data.X, data.Y[:, :0], data.notes + [note], "all", str(path))
+    matrices = [key for key in keys if _is_matrix(contents[key])]
+    if "data" in keys:
+        name = "data"
+    elif len(matrices) == 1:
+        name = matrices[0]
+    else:
+        raise DatasetError(
+            f"{path}: expected a matrix 'data' (n x d), or a single numeric matrix, of rows to "
+            f"predict; the file holds {keys or 'no variables'}"
+        )
+    X = _mat_matrix(contents[name], path, name)
+    X = sp.csr_matrix(X, dtype=np.float64) if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64)
+    notes = [] if name == "data" else [f"the rows are the matrix {name!r}"]
+    return _mat_dataset(X, np.zeros((X.shape[0], 0), dtype=np.int8), notes, "all", str(path))
+
+
+def _is_matrix(value: object) -> bool:
+    if sp.issparse(value):
+        return True
+    return (
+        isinstance(value, np.ndarray) and value.ndim == 2 and value.dtype != object
+        and (np.issubdtype(value.dtype, np.number) or value.dtype == bool)
+    )
 
 
 def _read_mat(path: PathLike) -> dict[str, object]:
@@ -194,7 +229,7 @@ def _mat_matrix(value: object, path: PathLike, name: str) -> np.ndarray | sp.spm
 
 
 def _mat_dataset(
-    X: np.ndarray | sp.csr_matrix, Y: np.ndarray, notes: list[str], split: str
+    X: np.ndarray | sp.csr_matrix, Y: np.ndarray, notes: list[str], split: str, source: str
 ) -> Dataset:
     return Dataset(
         X=X,
@@ -203,4 +238,6 @@ def _mat_dataset(
         label_names=[f"label{j}" for j in range(Y.shape[1])],
         split=split,
         notes=list(notes),
+        source=source,
+        named=False,
     )
