@@ -280,3 +280,187 @@ def test_cli_fit_refuses_the_dask_backend(tmp_path, capsys):
     assert main(["fit", "mlknn", "emotions", "--out", str(out), "--backend", "dask"]) == 2
     assert "--backend dask is for evaluate, compare and reproduce" in capsys.readouterr().err
     assert not out.exists()
+
+
+# ------------------------------------------------------------------ an explicit client
+
+
+def _without_clients(obj):
+    """Pickle ``obj``, failing on any distributed.Client met on the way; the bytes."""
+    import io
+
+    found = []
+
+    class Watcher(pickle.Pickler):
+        def persistent_id(self, value):
+            if isinstance(value, distributed.Client):
+                found.append(value)
+            return None
+
+    buffer = io.BytesIO()
+    Watcher(buffer).dump(obj)
+    assert found == []
+    return buffer.getvalue()
+
+
+# runs where Dask has no current client at all: whatever works used the explicit one
+_EXPLICIT = """
+import pickle, sys
+import numpy as np
+import dask.array as da
+import distributed
+from sklearn.base import clone
+import mlneighbors
+from mlneighbors import BKNN, MLkNN
+from mlneighbors.model_selection import cross_validate
+
+if __name__ == "__main__":
+    data = np.load(sys.argv[2])
+    X, Y, Q = data["X"], data["Y"], data["Q"]
+    with distributed.Client(sys.argv[1], set_as_default=False) as client:
+        try:
+            distributed.default_client()
+            raise SystemExit("there is a current client")
+        except ValueError:
+            pass
+        out = {}
+        for model in (MLkNN(3, backend="dask", backend_params={"client": client}),
+                      BKNN(3, backend="dask", backend_params={"client": client})):
+            name = type(model).__name__
+            model.fit(da.from_array(X, chunks=(15, -1)) if name == "MLkNN" else X, Y)
+            Qd = da.from_array(Q, chunks=(10, -1))
+            method = "predict_proba" if name == "MLkNN" else "decision_function"
+            out[name + "-predict"] = model.predict(Q)
+            out[name + "-lazy-predict"] = client.compute(model.predict(Qd)).result()
+            out[name + "-lazy-" + method] = client.compute(getattr(model, method)(Qd)).result()
+        model = MLkNN(3, backend="dask", backend_params={"client": client, "n_shards": 3}).fit(X, Y)
+        assert clone(model).backend_params["client"] is client  # a clone shares the client
+        result = cross_validate(model, X, Y, cv=2, metrics=["hamming_loss"], random_state=0)
+        out["cv"] = np.array([result.mean["hamming_loss"]])
+        again = pickle.loads(pickle.dumps(model))
+        assert again.backend_params == {"client": None, "n_shards": 3}  # the client is never kept
+        try:
+            again.predict(Q)
+            raise SystemExit("a model without a client predicted")
+        except ValueError as exc:
+            print(exc)
+        again.set_params(backend_params={"client": client, "n_shards": 3})
+        out["unpickled"] = again.predict_proba(Q)
+        with client.as_current():
+            out["unpickled-current"] = pickle.loads(pickle.dumps(model)).predict_proba(Q)
+        np.savez(sys.argv[3], **out)
+"""
+
+
+def test_an_explicit_client_without_a_current_one(client, rng, tmp_path):
+    X, Y, Q = corner_data(rng, "empty", n_features=4, continuous=True)
+    np.savez(tmp_path / "data.npz", X=X, Y=Y, Q=Q)
+    script = tmp_path / "explicit.py"
+    script.write_text(_EXPLICIT)
+    run = subprocess.run([sys.executable, str(script), client.scheduler.address, str(tmp_path / "data.npz"),
+                          str(tmp_path / "out.npz")], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert run.returncode == 0, run.stderr[-3000:]
+    # the unpickled model, with no current client, said what to do
+    assert "needs a Dask client" in run.stdout and "saved or pickled: a client is never kept" in run.stdout
+    assert "model.set_params(backend_params={'client': client})" in run.stdout
+    got = np.load(tmp_path / "out.npz")
+    for model in (MLkNN(3), BKNN(3)):
+        name = type(model).__name__
+        model.fit(X, Y)
+        np.testing.assert_array_equal(got[name + "-predict"], model.predict(Q))
+        np.testing.assert_array_equal(got[name + "-lazy-predict"], model.predict(Q))
+        method = "predict_proba" if name == "MLkNN" else "decision_function"
+        np.testing.assert_allclose(got[name + "-lazy-" + method], getattr(model, method)(Q), rtol=1e-12)
+    want = MLkNN(3).fit(X, Y).predict_proba(Q)
+    np.testing.assert_array_equal(got["unpickled"], want)
+    np.testing.assert_array_equal(got["unpickled-current"], want)
+    result = mlneighbors.model_selection.cross_validate(MLkNN(3), X, Y, cv=2, metrics=["hamming_loss"], random_state=0)
+    assert got["cv"][0] == result.mean["hamming_loss"]
+
+
+def test_an_explicit_client_saves_and_pickles_without_it(client, rng, tmp_path):
+    X, Y, Q = corner_data(rng, "empty", n_features=4, continuous=True)
+    with distributed.Client(client.scheduler.address, set_as_default=False) as own:
+        model = MLkNN(3, backend="dask", backend_params={"client": own}).fit(X, Y)
+        lazy = model.predict_proba(da.from_array(Q, chunks=(10, -1)))
+        want = MLkNN(3).fit(X, Y).predict_proba(Q)
+        np.testing.assert_array_equal(own.compute(lazy).result(), want)  # the model enters the graph, not `own`
+        np.testing.assert_array_equal(lazy.compute(), want)  # through the current client too
+        _without_clients(model)
+        _without_clients(model._get_index())  # the built index: a handle without its client
+        assert model.backend_params["client"] is own  # saving changed nothing
+        mlneighbors.save(model, tmp_path / "m.skops")
+        for loaded in (mlneighbors.load(tmp_path / "m.skops"), pickle.loads(pickle.dumps(model))):
+            assert loaded.backend_params == {"client": None}
+            np.testing.assert_array_equal(loaded.predict_proba(Q), want)  # on the current client
+        index = get_index("dask", client=own, n_shards=2).build(X)
+        again = pickle.loads(_without_clients(index))
+        assert again.client is None
+        _assert_same(again.query(Q, 4), index.query(Q, 4))
+
+
+def test_a_closed_client_is_named(client, rng):
+    X, Y, Q = corner_data(rng, "empty", n_features=4, continuous=True)
+    own = distributed.Client(client.scheduler.address, set_as_default=False)
+    fitted = MLkNN(3, backend="dask", backend_params={"client": own}).fit(X, Y)
+    name = own.id
+    own.close()
+    needle = rf"the Dask client {name} \(scheduler {client.scheduler.address}\) is closed, not running.*Pass a running"
+    with pytest.raises(ValueError, match=needle):
+        fitted.predict(Q)
+    with pytest.raises(ValueError, match=needle):
+        MLkNN(3, backend="dask", backend_params={"client": own}).fit(X, Y)
+    with pytest.raises(ValueError, match=needle):
+        get_index("dask", client=own).build(X)
+
+
+def _busy(client):
+    return any("mlneighbors-knn" in str(key) for keys in client.processing().values() for key in keys)
+
+
+def test_a_client_whose_scheduler_is_gone_is_named(rng):
+    import dask
+
+    X = rng.standard_normal((3000, 20))
+    Y = (X[:, :3] > 0).astype(int)
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        # the scheduler stops during a search
+        cluster = distributed.LocalCluster(n_workers=1, processes=False, protocol="tcp", dashboard_address=None)
+        address = cluster.scheduler_address
+        own = distributed.Client(address, set_as_default=False)
+        model = MLkNN(3, backend="dask", backend_params={"client": own}).fit(X, Y)
+
+        def stop_when_busy():
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and not _busy(own):
+                time.sleep(0.005)
+            cluster.close()
+
+        stopper = threading.Thread(target=stop_when_busy)
+        stopper.start()
+        start = time.monotonic()
+        with pytest.raises((RuntimeError, ValueError), match=rf"the Dask client {own.id} \(scheduler {address}\)"):
+            with mlneighbors.config_context(working_memory=0.05):  # many blocks: the search outlives the stop
+                model.predict(X)
+        stopper.join()
+        assert time.monotonic() - start < 30  # an error, not a hang
+        # afterwards nothing listens there: an error after at most the connect timeout, the
+        # client still reconnecting or given up (closed)
+        with pytest.raises(ValueError, match=rf"the Dask client {own.id} \(scheduler {address}\) is "
+                                             r"(closed|connecting), not running"):
+            model.predict(X[:5])
+
+
+def test_cli_scheduler_where_nothing_listens(capsys):
+    import socket
+
+    import dask
+
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        address = f"tcp://127.0.0.1:{free.getsockname()[1]}"
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        assert main(["evaluate", "emotions", "--model", "mlknn", "--backend", "dask", "--scheduler", address]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"mlneighbors evaluate: --scheduler {address}: no Dask scheduler")

@@ -24,7 +24,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._counts import count_matrix, row_blocks
-from ._dask import is_dask_array, lazy_on_dask, validate_dask_training_data
+from ._dask import is_dask_array, lazy_on_dask, share_clients, validate_dask_training_data, without_clients
 from .exceptions import LabelWarning, NeighborsWarning
 
 __all__ = [
@@ -193,10 +193,25 @@ class KNeighborsMultilabelBase(VersionedState, MultiOutputMixin, ClassifierMixin
 
     def __getstate__(self) -> dict:
         # a saved model holds plain arrays: no index (library handles, device tensors, a
-        # float32 copy of X); it is rebuilt from _fit_X on first use
+        # float32 copy of X); it is rebuilt from _fit_X on first use.  No Dask client either
+        # (a live connection): a copy uses the current client, or the one it is given
         state = super().__getstate__()
         state.pop("_index", None)
+        if "backend_params" in state:
+            state["backend_params"] = without_clients(state["backend_params"])
         return state
+
+    def __sklearn_clone__(self) -> Any:
+        # a Dask client in backend_params cannot be deep-copied: the clone shares it
+        params = getattr(self, "backend_params", None)
+        light = without_clients(params)
+        if light is params:
+            return super().__sklearn_clone__()
+        stand_in = object.__new__(type(self))
+        stand_in.__dict__.update(self.__dict__, backend_params=light)
+        clone = super(KNeighborsMultilabelBase, stand_in).__sklearn_clone__()
+        clone.backend_params = share_clients(params, clone.backend_params)
+        return clone
 
     def _check_params(self, n_samples: int) -> None:
         """Checks of the subclass parameters that need the data (after n_neighbors)."""

@@ -19,6 +19,7 @@ Nothing here imports dask until a dask array is met.
 from __future__ import annotations
 
 import functools
+import sys
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -29,7 +30,36 @@ from sklearn.utils.validation import check_is_fitted
 
 from .neighbors._dask import DaskIndex, check_dask_matrix, is_dask_array
 
-__all__ = ["dask_method", "is_dask_array", "lazy_on_dask", "validate_dask_training_data"]
+__all__ = [
+    "dask_method",
+    "is_dask_array",
+    "lazy_on_dask",
+    "share_clients",
+    "validate_dask_training_data",
+    "without_clients",
+]
+
+
+def _is_client(value: Any) -> bool:
+    distributed = sys.modules.get("distributed")  # no client exists unless distributed was imported
+    return distributed is not None and isinstance(value, distributed.Client)
+
+
+def without_clients(params: dict | None) -> dict | None:
+    """``backend_params`` with every ``distributed.Client`` replaced by None (the current
+    client): what a saved, pickled or shipped model keeps.  A client is a live connection,
+    never serialised; ``params`` itself is left as it is."""
+    if not params or not any(_is_client(v) for v in params.values()):
+        return params
+    return {key: None if _is_client(value) else value for key, value in params.items()}
+
+
+def share_clients(original: dict | None, copied: dict | None) -> dict | None:
+    """``copied`` (a copy of ``original`` made by :func:`without_clients`) with the clients of
+    ``original`` put back: a clone shares its client, as it cannot be deep-copied."""
+    if not original or copied is None:
+        return copied
+    return {key: original[key] if _is_client(original.get(key)) else value for key, value in copied.items()}
 
 
 def _uses_dask(estimator: Any) -> bool:

@@ -24,6 +24,7 @@ __all__ = [
     "DatasetNotFoundError",
     "DatasetWarning",
     "LabelWarning",
+    "ModelFileError",
     "NeighborsWarning",
     "VersionWarning",
 ]
@@ -57,6 +58,43 @@ class DatasetError(ValueError):
 
 class ArffFormatError(DatasetError):
     """An ARFF file is malformed; the message names the line and what was expected."""
+
+
+class ModelFileError(ValueError):
+    """A file given to :func:`mlneighbors.load` is not a model it can load.
+
+    The message names the file and what is wrong with it: not a model file (empty, a pickle,
+    some other zip archive, text...), truncated, damaged, written by a newer skops file
+    protocol, or holding a type outside :data:`mlneighbors.TRUSTED_TYPES` (named; nothing of
+    the file was built).  A missing file is a ``FileNotFoundError`` instead.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong, naming the file.
+    path : str, default=""
+        The file.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import mlneighbors
+    >>> from mlneighbors.exceptions import ModelFileError
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.skops")
+    >>> open(path, "wb").close()
+    >>> try:
+    ...     mlneighbors.load(path)
+    ... except ModelFileError as exc:
+    ...     print(str(exc).replace(path, "model.skops"))
+    model.skops is not a model file: it is empty (0 bytes)
+    """
+
+    def __init__(self, message: str, *, path: str = "") -> None:
+        super().__init__(message)
+        self.path = path
+
+    def __reduce__(self):  # the keyword-only path survives pickling
+        return type(self), (str(self),), {"path": self.path}
 
 
 class DatasetWarning(UserWarning):

@@ -261,10 +261,14 @@ def cmd_fit(args: argparse.Namespace) -> int:
 
 def _load_model(path: str) -> Any:
     from .. import load as load_model
+    from ..exceptions import ModelFileError
 
     if not os.path.isfile(path):
         raise CLIError(f"mlneighbors predict: no model file {path!r} (write one with 'mlneighbors fit')")
-    return load_model(path)
+    try:
+        return load_model(path)
+    except ModelFileError as exc:  # empty, truncated, a pickle, an untrusted type...: one line
+        raise CLIError(f"mlneighbors predict: {exc}") from None
 
 
 def _storage_for(model: Any, X: Any) -> Any:

@@ -124,7 +124,12 @@ def dask_client(args: argparse.Namespace) -> Iterator[None]:
     except ImportError:
         raise ImportError("--backend dask needs dask[distributed]: pip install 'mlneighbors[dask]'") from None
     if args.scheduler is not None:
-        with distributed.Client(args.scheduler):
+        try:
+            client = distributed.Client(args.scheduler)
+        except (OSError, ValueError) as exc:  # nothing answers there (after Dask's connect timeout), a bad address
+            raise CLIError(f"mlneighbors {args.command}: --scheduler {args.scheduler}: no Dask scheduler can be "
+                           f"reached there ({' '.join(str(exc).split())})") from None
+        with client:
             yield
         return
     with distributed.LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,

@@ -154,11 +154,38 @@ def _no_workers_timeout() -> float:
 def gather(client: Any, futures: list, what: str = "search", *, fetch: bool = True) -> list | None:
     """Wait for ``futures`` and gather their results (``fetch=False``: only wait, raising the
     first task's error); an error, not a hang, when the cluster has had no worker at all for
-    ``distributed.scheduler.no-workers-timeout`` seconds.
+    ``distributed.scheduler.no-workers-timeout`` seconds, and an error naming the client when
+    it loses its scheduler.
 
     Workers lost on the way are Dask's business: their tasks, and the data they held, are
     recomputed from their recipes on the workers that remain.
     """
+    from concurrent.futures import CancelledError
+
+    from distributed.client import ClosedClientError
+    from distributed.comm import CommClosedError
+
+    try:
+        _wait(client, futures, what)
+        if fetch:
+            return client.gather(futures)
+    except (CancelledError, ClosedClientError, OSError) as exc:
+        # a broken connection is the scheduler's loss even before the client has noticed it;
+        # another error of a running client is a task's own (or a cancellation)
+        if client.status == "running" and not isinstance(exc, CommClosedError):
+            raise
+        raise RuntimeError(
+            f"the Dask client {describe_client(client)} lost its scheduler during the {what} (the client is "
+            f"{client.status}); the {what} cannot finish: start the cluster again and pass a running client "
+            "(client=..., or backend_params={'client': client} for a model), or None for Dask's current client"
+        ) from exc
+    for future in futures:
+        if future.status == "error":
+            future.result()  # raises the task's exception here
+    return None
+
+
+def _wait(client: Any, futures: list, what: str) -> None:
     import asyncio
 
     from distributed import wait
@@ -169,8 +196,11 @@ def gather(client: Any, futures: list, what: str = "search", *, fetch: bool = Tr
         try:
             with client.as_current():  # wait() talks through the current client, which may be another
                 wait(futures, timeout=_POLL_S)
-            break
+            return
         except (TimeoutError, asyncio.TimeoutError):
+            if client.status != "running":
+                running_client(client)  # waits while it reconnects; an error naming it when it will not
+                continue
             if client.nthreads():
                 alone_since = None
                 continue
@@ -181,12 +211,46 @@ def gather(client: Any, futures: list, what: str = "search", *, fetch: bool = Tr
                     f"the {what} cannot finish (start workers, or set distributed.scheduler.no-workers-timeout "
                     "to wait longer)"
                 ) from None
-    if fetch:
-        return client.gather(futures)
-    for future in futures:
-        if future.status == "error":
-            future.result()  # raises the task's exception here
-    return None
+
+
+def describe_client(client: Any) -> str:
+    """A client's id and its scheduler's address, also once it is closed (when it has forgotten
+    its scheduler, the address is its cluster's or the one it was created with)."""
+    address = getattr(getattr(client, "scheduler", None), "address", None)
+    if address is None:
+        try:
+            address = client.cluster.scheduler_address
+        except Exception:  # no cluster, or one already closed
+            address = None
+    if address is None:
+        start = getattr(client, "_start_arg", None)  # no public name for it once the client is closed
+        address = start if isinstance(start, str) else None
+    return f"{getattr(client, 'id', type(client).__name__)} (scheduler {address or 'unknown'})"
+
+
+def running_client(client: Any) -> Any:
+    """``client`` when it is running; while it reconnects, wait up to Dask's connect timeout
+    (``distributed.comm.timeouts.connect``, the client's own reconnection limit by default).
+
+    Raises
+    ------
+    ValueError
+        The client is closed, failed or never started (its scheduler was stopped or cannot be
+        reached); the message names it and its scheduler, and says what to pass instead.
+    """
+    import dask
+
+    if client.status == "connecting":
+        limit = time.monotonic() + dask.utils.parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"))
+        while client.status == "connecting" and time.monotonic() < limit:
+            time.sleep(0.05)
+    if client.status == "running":
+        return client
+    raise ValueError(
+        f"the Dask client {describe_client(client)} is {client.status}, not running: its scheduler was "
+        "stopped or cannot be reached, or the client was closed. Pass a running client (client=..., or "
+        "backend_params={'client': client} for a model), or None to use Dask's current client"
+    )
 
 
 def _preferring(*workers: str | None) -> dict:
@@ -230,7 +294,9 @@ class DaskIndex(BaseIndex):
     client : distributed.Client, default=None
         The cluster's client.  None: Dask's current default client (the last one created);
         without one, ``build`` raises ``ValueError`` saying how to start one.  A cluster is
-        never started here.
+        never started here.  A client is never pickled or saved: a copy of the index (or of a
+        model holding it in ``backend_params``) uses the current client.  A closed client, or
+        one whose scheduler is gone, raises ``ValueError`` naming it and its scheduler.
     n_shards : int, default=None
         Number of shards (nearly equal contiguous blocks of rows, at most one per row).
         None: one per worker thread of the cluster when the index is built.
@@ -302,7 +368,8 @@ class DaskIndex(BaseIndex):
         return type(self)(client=self.client, **copy.deepcopy(params))
 
     def __getstate__(self) -> dict:
-        # a pickled index is a handle: shard keys, no client, not the rows it was built from
+        # a pickled index is a handle: shard keys, no client (neither the one given nor the one
+        # it used: a copy uses the current client, or a worker's), not the rows it was built from
         state = dict(self.__dict__)
         state.pop("_client", None)
         state.pop("_source", None)
@@ -328,14 +395,16 @@ class DaskIndex(BaseIndex):
     def _new_client(self) -> Any:
         distributed = import_optional("distributed", backend=self.name, extra="dask", package="dask[distributed]")
         if self.client is not None:
-            return self.client
+            return running_client(self.client)
         try:
-            return distributed.default_client()
+            client = distributed.default_client()
         except ValueError:
             raise ValueError(
-                f"backend={self.name!r} needs a Dask client: client=None and there is no default client; "
-                + _HOW_TO_START
+                f"backend={self.name!r} needs a Dask client: client=None (as in a model that was saved or "
+                "pickled: a client is never kept) and there is no current client; " + _HOW_TO_START
+                + ", or give it one: model.set_params(backend_params={'client': client})"
             ) from None
+        return running_client(client)
 
     @contextmanager
     def _session(self) -> Iterator[Any]:
