@@ -23,6 +23,7 @@ from scipy.special import ndtr
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from ._base import KNeighborsMultilabelBase
+from ._config import block_rows
 from ._dask import lazy_on_dask
 
 __all__ = ["BKNN", "balanced_scores", "learn_thresholds", "signal_pvalues"]
@@ -30,6 +31,16 @@ __all__ = ["BKNN", "balanced_scores", "learn_thresholds", "signal_pvalues"]
 #: the threshold given to a label whose F-alpha is best when every training row is
 #: predicted: below BKNN's lowest possible score (f >= -1), so the label is always predicted
 _PREDICT_ALL = -2.0
+#: bytes of temporaries per (row, label) cell of the threshold and signal kernels (sorting
+#: order, sorted scores, cumulated counts, ranks, masks): they work on blocks of labels within
+#: ``working_memory``
+_CELL_BYTES = 64
+
+
+def _label_blocks(n_rows: int, n_labels: int) -> list[slice]:
+    """Blocks of labels whose (n_rows, labels) temporaries fit the working memory."""
+    step = block_rows(_CELL_BYTES * max(n_rows, 1))
+    return [slice(start, min(start + step, n_labels)) for start in range(0, n_labels, step)]
 
 
 def balanced_scores(sq_dist: np.ndarray, sigma: float) -> np.ndarray:
@@ -131,12 +142,22 @@ def signal_pvalues(scores: np.ndarray, Y: np.ndarray) -> np.ndarray:
     array([0.123])
     """
     scores = np.asarray(scores, dtype=np.float64)
+    Y = np.asarray(Y)
     n, n_labels = scores.shape
+    pvalues = np.ones(n_labels)
     if n < 2:
-        return np.ones(n_labels)
+        return pvalues
+    for cols in _label_blocks(n, n_labels):
+        pvalues[cols] = _signal_pvalues_block(scores[:, cols], Y[:, cols])
+    return pvalues
+
+
+def _signal_pvalues_block(scores: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    n, n_labels = scores.shape
     order = np.argsort(scores, axis=0)
     s = np.take_along_axis(scores, order, axis=0)  # ascending
-    members = np.take_along_axis(np.asarray(Y).astype(bool), order, axis=0)
+    members = np.take_along_axis(Y.astype(bool), order, axis=0)
+    del order
     pos = np.arange(n)[:, None]
     first = np.ones((n, n_labels), dtype=bool)
     first[1:] = s[1:] != s[:-1]
@@ -234,7 +255,24 @@ def learn_thresholds(
     (array([0.3]), array([0.85]))
     """
     scores = np.asarray(scores, dtype=np.float64)
-    Y = np.asarray(Y).astype(bool)
+    Y = np.asarray(Y)
+    n, n_labels = scores.shape
+    if no_signal is not None:
+        no_signal = np.asarray(no_signal, dtype=bool)
+        if no_signal.shape != (n_labels,):
+            raise ValueError(f"no_signal must have shape ({n_labels},), got {no_signal.shape}")
+    h, best = np.empty(n_labels), np.empty(n_labels)
+    for cols in _label_blocks(n, n_labels):
+        h[cols], best[cols] = _thresholds_block(
+            scores[:, cols], Y[:, cols], alpha, None if no_signal is None else no_signal[cols]
+        )
+    return h, best
+
+
+def _thresholds_block(
+    scores: np.ndarray, Y: np.ndarray, alpha: float, no_signal: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    Y = Y.astype(bool)
     n, n_labels = scores.shape
     cols = np.arange(n_labels)
     order = np.argsort(-scores, axis=0, kind="stable")
@@ -255,9 +293,6 @@ def learn_thresholds(
     j = np.argmax(F, axis=0)  # the first maximum: the highest threshold
     best = F[j, cols]
     if no_signal is not None:
-        no_signal = np.asarray(no_signal, dtype=bool)
-        if no_signal.shape != (n_labels,):
-            raise ValueError(f"no_signal must have shape ({n_labels},), got {no_signal.shape}")
         # the last cut that predicts at most n_pos rows (the cut after sorted row k predicts k + 1)
         within = last_of_run & (np.arange(1, n + 1)[:, None] <= n_pos[None, :])
         has_cap = within.any(axis=0)

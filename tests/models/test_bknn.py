@@ -237,6 +237,20 @@ def test_capped_thresholds_match_the_loop(rng, alpha):
         learn_thresholds(scores, Y, alpha, no_signal=no_signal[:-1])
 
 
+def test_threshold_kernels_work_in_blocks_of_labels(rng):
+    import mlneighbors
+
+    n, L = 300, 40
+    scores = np.round(rng.normal(size=(n, L)) * 3) / 3
+    Y = rng.random((n, L)) < rng.uniform(0.01, 0.6, L)
+    no_signal = rng.random(L) < 0.5
+    whole = signal_pvalues(scores, Y), *learn_thresholds(scores, Y, 0.5, no_signal=no_signal)
+    with mlneighbors.config_context(working_memory=0.05):  # 52 kB: 2 labels of 300 rows a block
+        blocks = signal_pvalues(scores, Y), *learn_thresholds(scores, Y, 0.5, no_signal=no_signal)
+    for a, b in zip(whole, blocks, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_thresholds_are_midpoints_and_prefer_fewer_predictions():
     scores = np.array([[3.0], [2.0], [1.0], [0.0]])
     Y = np.array([[1], [0], [1], [0]])
