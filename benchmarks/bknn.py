@@ -4,13 +4,19 @@ Usage::
 
     python benchmarks/bknn.py [--repeats 3] [--datasets emotions yeast enron corel5k]
     python benchmarks/bknn.py --figures [DATASET ...]    # every shared dataset by default
+    python benchmarks/bknn.py --figures [DATASET ...] --before OLD/src
 
 ``--figures`` prints, for BKNN with its defaults on the standard split of every shared
 dataset (10-fold CV where none ships), Hamming loss, macro F1, the ranking average
 precision of ``predict_proba`` and, beside it, that of the prevalence ranking (every row
-ranks labels by their training frequency), the mean predicted and true set sizes.  It uses
-only the public API, so the same command run on an older checkout (``PYTHONPATH=<old>/src``)
-gives the figures before a change.
+ranks labels by their training frequency), the mean predicted and true set sizes, and
+"over half": the labels predicted on more than half of the test rows although fewer than
+half of the training rows carry them (summed over the folds).  It uses only the public API,
+so the same command run on an older checkout (``PYTHONPATH=<old>/src``) gives the figures
+before a change; ``--before OLD/src`` does both in one run (the old code in a subprocess
+with that ``PYTHONPATH``, the figures of the code imported here after it) and prints a
+Markdown table "before -> after" with the change in macro F1, marking the sets that lose
+more than 0.01 of it.
 
 For each dataset (standard train/test split, b = 5) both designs compute the
 leave-one-out per-label squared distances of the training rows and the per-label
@@ -98,8 +104,11 @@ def quality(datasets: list[str]) -> None:
                 )
 
 
-def figures(datasets: list[str]) -> None:
-    """BKNN's test figures against the prevalence ranking (public API only)."""
+FIGURES = ("hamming", "macro_f1", "ap", "ap_prevalence", "set_size", "true_size", "over_half")
+
+
+def figures(datasets: list[str], *, quiet: bool = False) -> dict[str, dict[str, float]]:
+    """BKNN's test figures against the prevalence ranking (public API only), by dataset."""
     import warnings
 
     from mlneighbors import BKNN
@@ -107,8 +116,10 @@ def figures(datasets: list[str]) -> None:
     from mlneighbors.metrics import average_precision, hamming_loss, macro_f1
     from mlneighbors.model_selection import MultilabelStratifiedKFold
 
-    print(f"{'dataset':14s} {'hamming':>8s} {'macro-F1':>8s} {'AP':>7s} {'AP prev.':>8s} "
-          f"{'|Z|/row':>8s} {'|Y|/row':>8s}")
+    if not quiet:
+        print(f"{'dataset':14s} {'hamming':>8s} {'macro-F1':>8s} {'AP':>7s} {'AP prev.':>8s} "
+              f"{'|Z|/row':>8s} {'|Y|/row':>8s} {'over half':>9s}")
+    out = {}
     for name in datasets or list_datasets():
         if "train" in get_dataset_spec(name).splits:
             tr, te = load_dataset(name, "train"), load_dataset(name, "test")
@@ -125,10 +136,46 @@ def figures(datasets: list[str]) -> None:
                 model = BKNN().fit(Xtr, Ytr)
             Z, S = model.predict(Xte), model.predict_proba(Xte)
             prevalence = np.broadcast_to(Ytr.mean(axis=0), Yte.shape)
+            over_half = np.sum((np.asarray(Z).mean(axis=0) > 0.5) & (Ytr.mean(axis=0) < 0.5))
             rows.append([hamming_loss(Yte, Z), macro_f1(Yte, Z), average_precision(Yte, S),
-                         average_precision(Yte, prevalence), Z.sum(axis=1).mean(), Yte.sum(axis=1).mean()])
-        h, f, ap, prev, z, y = np.mean(rows, axis=0)
-        print(f"{name:14s} {h:8.4f} {f:8.4f} {ap:7.4f} {prev:8.4f} {z:8.2f} {y:8.2f}")
+                         average_precision(Yte, prevalence), Z.sum(axis=1).mean(), Yte.sum(axis=1).mean(),
+                         over_half * len(parts)])  # averaged below: the sum over the folds
+        values = dict(zip(FIGURES, np.mean(rows, axis=0).tolist(), strict=True))
+        out[name] = values
+        if not quiet:
+            h, f, ap, prev, z, y, over = values.values()
+            print(f"{name:14s} {h:8.4f} {f:8.4f} {ap:7.4f} {prev:8.4f} {z:8.2f} {y:8.2f} {over:9.0f}", flush=True)
+    return out
+
+
+def compare(datasets: list[str], before_src: str) -> None:
+    """The figures of the code at ``before_src`` (a subprocess) and of this one, as Markdown."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    import mlneighbors
+    from mlneighbors.datasets import get_data_home
+
+    # the same data for both: the old checkout may not lie beside ../shared
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(before_src), MLNEIGHBORS_DATA=str(get_data_home()))
+    done = subprocess.run([sys.executable, __file__, "--figures", *datasets, "--json"], env=env,
+                          capture_output=True, text=True, check=True)
+    before = json.loads(done.stdout)
+    print(f"before: mlneighbors from {os.path.abspath(before_src)}; after: from "
+          f"{os.path.dirname(os.path.dirname(mlneighbors.__file__))}", flush=True)
+    after = figures(list(before), quiet=True)
+    print("\n| dataset | Hamming loss | macro F1 | change in macro F1 | average precision | "
+          "labels predicted on over half the test rows |")
+    print("|---|---|---|---|---|---|")
+    for name, old in before.items():
+        new = after[name]
+        change = new["macro_f1"] - old["macro_f1"]
+        mark = " **(loses > 0.01)**" if change < -0.01 else ""
+        print(f"| {name} | {old['hamming']:.3f} → {new['hamming']:.3f} | {old['macro_f1']:.3f} → "
+              f"{new['macro_f1']:.3f} | {change:+.4f}{mark} | {old['ap']:.3f} → {new['ap']:.3f} | "
+              f"{old['over_half']:.0f} → {new['over_half']:.0f} |")
 
 
 def main() -> None:
@@ -140,9 +187,20 @@ def main() -> None:
                         help="also print BKNN's and BLDA+BKNN's test metrics (default: emotions yeast)")
     parser.add_argument("--figures", nargs="*", metavar="DATASET",
                         help="only BKNN's figures against the prevalence ranking (default: every shared dataset)")
+    parser.add_argument("--before", metavar="SRC",
+                        help="with --figures: also the figures of the package in SRC (an older checkout's src), "
+                             "as a Markdown table before -> after")
+    parser.add_argument("--json", action="store_true", help="with --figures: print the figures as JSON only")
     args = parser.parse_args()
     if args.figures is not None:
-        figures(args.figures)
+        if args.before:
+            compare(args.figures, args.before)
+        elif args.json:
+            import json
+
+            print(json.dumps(figures(args.figures, quiet=True)))
+        else:
+            figures(args.figures)
         return
     print(
         f"{'dataset':10s} {'n_train':>7s} {'d':>5s} {'L':>4s} {'masked':>9s} {'per-label':>10s}"

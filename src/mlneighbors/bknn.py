@@ -1,9 +1,12 @@
 """BKNN: class-balanced k-nearest neighbours with learned per-label thresholds (paper 000).
 
-Two kernels are public because they are the method's two formulas and the tests hold
+Three kernels are public because they are the method's formulas and the tests hold
 loop twins against them: :func:`balanced_scores` (the decision score ``f`` from the
-per-label neighbour distances, in log space) and :func:`learn_thresholds` (the
-adaptive decision boundary: one F-alpha-optimal threshold per label, O(n log n)).
+per-label neighbour distances, in log space), :func:`signal_pvalues` (whether a label's
+leave-one-out scores rank its members above the other rows more than chance would: a one-sided
+Mann-Whitney test per label) and :func:`learn_thresholds` (the adaptive decision boundary: one
+F-alpha-optimal threshold per label, O(n log n), capped at the label's member count for a
+label without signal).
 
 The per-label neighbours come from the base's index through
 :class:`mlneighbors.neighbors.LabelRestrictedIndex` (the exact engine's masked global search,
@@ -16,16 +19,28 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
+from scipy.special import ndtr
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from ._base import KNeighborsMultilabelBase
+from ._config import block_rows
 from ._dask import lazy_on_dask
 
-__all__ = ["BKNN", "balanced_scores", "learn_thresholds"]
+__all__ = ["BKNN", "balanced_scores", "learn_thresholds", "signal_pvalues"]
 
 #: the threshold given to a label whose F-alpha is best when every training row is
 #: predicted: below BKNN's lowest possible score (f >= -1), so the label is always predicted
 _PREDICT_ALL = -2.0
+#: bytes of temporaries per (row, label) cell of the threshold and signal kernels (sorting
+#: order, sorted scores, cumulated counts, ranks, masks): they work on blocks of labels within
+#: ``working_memory``
+_CELL_BYTES = 64
+
+
+def _label_blocks(n_rows: int, n_labels: int) -> list[slice]:
+    """Blocks of labels whose (n_rows, labels) temporaries fit the working memory."""
+    step = block_rows(_CELL_BYTES * max(n_rows, 1))
+    return [slice(start, min(start + step, n_labels)) for start in range(0, n_labels, step)]
 
 
 def balanced_scores(sq_dist: np.ndarray, sigma: float) -> np.ndarray:
@@ -83,11 +98,90 @@ def balanced_scores(sq_dist: np.ndarray, sigma: float) -> np.ndarray:
     return f
 
 
+def signal_pvalues(scores: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """Whether each label's scores rank its members above the other rows more than chance
+    would: the p-value of a one-sided Mann-Whitney test per label, vectorised over labels.
+
+    For label ``l`` with ``m`` members among ``n`` rows (``n0 = n - m`` others) and ``r_i``
+    the ascending rank of ``scores[i, l]`` in its column (ties get their average rank),
+
+    ``U = sum of r_i over the members - m (m + 1) / 2``, the number of (member, other) pairs
+    in which the member scores higher (a tie counts 1/2); ``AUC = U / (m n0)``.
+
+    If the scores carry no information about the label, the members are a random ``m``-subset
+    of the rows, whatever the scores are: ``U`` then has mean ``m n0 / 2`` and variance
+    ``m n0 / 12 (n + 1 - T / (n (n - 1)))``, ``T`` the sum of ``t^3 - t`` over the runs of
+    ``t`` tied scores.  The p-value is the normal approximation with continuity correction,
+    ``1 - Phi((U - m n0 / 2 - 1/2) / sd)``: what ``scipy.stats.mannwhitneyu(members, others,
+    alternative="greater", method="asymptotic")`` returns for each label, computed from one sort
+    of every column at once (the tests hold it against that and against a loop over pairs).
+    No permutation is drawn: the null distribution depends on ``n``, ``m`` and the ties only.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_samples, n_labels)
+        BKNN's leave-one-out scores (any real scores: only their order within a column counts).
+    Y : ndarray of shape (n_samples, n_labels)
+        Binary label indicator.
+
+    Returns
+    -------
+    pvalues : ndarray of shape (n_labels,)
+        Small when the members score high.  1 for a label with no member, one carried by every
+        row, or a column of equal scores (nothing to compare).
+
+    Examples
+    --------
+    The two members hold the two highest of four scores (``U = 4``, ``AUC = 1``), which a
+    random pair does once in six (the normal approximation says 0.123 for 1/6; it is meant
+    for the tens of rows and more that a fit has):
+
+    >>> import numpy as np
+    >>> from mlneighbors.bknn import signal_pvalues
+    >>> signal_pvalues(np.array([[0.9], [0.8], [0.3], [0.1]]), np.array([[1], [1], [0], [0]])).round(3)
+    array([0.123])
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    Y = np.asarray(Y)
+    n, n_labels = scores.shape
+    pvalues = np.ones(n_labels)
+    if n < 2:
+        return pvalues
+    for cols in _label_blocks(n, n_labels):
+        pvalues[cols] = _signal_pvalues_block(scores[:, cols], Y[:, cols])
+    return pvalues
+
+
+def _signal_pvalues_block(scores: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    n, n_labels = scores.shape
+    order = np.argsort(scores, axis=0)
+    s = np.take_along_axis(scores, order, axis=0)  # ascending
+    members = np.take_along_axis(Y.astype(bool), order, axis=0)
+    del order
+    pos = np.arange(n)[:, None]
+    first = np.ones((n, n_labels), dtype=bool)
+    first[1:] = s[1:] != s[:-1]
+    last = np.ones((n, n_labels), dtype=bool)
+    last[:-1] = first[1:]
+    start = np.maximum.accumulate(np.where(first, pos, 0), axis=0)  # where each one's run starts
+    end = np.minimum.accumulate(np.where(last, pos, n - 1)[::-1], axis=0)[::-1]  # ... and ends
+    m = members.sum(axis=0).astype(np.float64)
+    n0 = n - m
+    u = np.where(members, (start + end) / 2.0 + 1.0, 0.0).sum(axis=0) - m * (m + 1) / 2
+    t = (end - start + 1).astype(np.float64)
+    ties = (t * t - 1.0).sum(axis=0)  # sum over runs of t^3 - t: each of a run's t rows adds t^2 - 1
+    sd = np.sqrt(m * n0 / 12.0 * ((n + 1) - ties / (n * (n - 1.0))))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (u - m * n0 / 2.0 - 0.5) / sd  # sd = 0 (nothing to compare): -0.5 / 0 = -inf, p = 1
+    return ndtr(-z)
+
+
 def learn_thresholds(
-    scores: np.ndarray, Y: np.ndarray, alpha: float = 0.5
+    scores: np.ndarray, Y: np.ndarray, alpha: float = 0.5, *, no_signal: Any = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per-label thresholds maximising F-alpha on training scores (BKNN's adaptive boundary),
-    among the thresholds that do better than chance.
+    among the thresholds that do better than chance; for the labels without signal, capped at
+    the label's member count.
 
     For label ``l`` and threshold ``h`` the rows with ``scores[:, l] > h`` are predicted;
     ``F_alpha = 1 / (alpha / P + (1 - alpha) / R) = TP / (alpha (TP + FP) + (1 - alpha) n_pos)``
@@ -105,6 +199,21 @@ def learn_thresholds(
     row (TP > 0, so F > 0), and would be predicted on every query: 20 of the 45 labels of
     ``medical``, Hamming loss 0.50 instead of 0.06 (``benchmarks/bknn.py --figures``).
 
+    **Labels without signal** (``no_signal``, decided by BKNN with :func:`signal_pvalues`).
+    Precision above the frequency is a weak bar: with 2 members among 60 rows, predicting
+    59 of them passes it (2/59 > 2/60) whenever the lowest score is not a member's, and it
+    is then F's best cut (F1 = 4/61, against 2/(r + 2) for a cut at the first member's rank
+    r).  For scores that carry no information F always favours such cuts: predicting a
+    random fraction ``q`` of the rows has precision ``p`` (the frequency), recall ``q`` and
+    ``F1 = 2 p q / (p + q)``, largest at ``q = 1``.  So for a label flagged in ``no_signal``
+    the threshold is raised, where it predicts more training rows than carry the label, to
+    the one that predicts the label's ``n_pos`` highest-scored rows (fewer when ties straddle
+    the cut; none when the highest score alone is shared by more than ``n_pos`` rows): the
+    label is predicted as often as it occurs, where it scores highest.  A flagged label whose
+    F-optimal threshold already predicts no more rows keeps it, a label with no admissible
+    threshold stays never predicted, and one carried by at least half the rows may still be
+    predicted on every row (its prior, as above).
+
     Parameters
     ----------
     scores : ndarray of shape (n_samples, n_labels)
@@ -112,6 +221,8 @@ def learn_thresholds(
         Binary label indicator.
     alpha : float, default=0.5
         Weight of precision, in (0, 1); 0.5 gives F1.
+    no_signal : array-like of bool of shape (n_labels,), default=None
+        The labels whose thresholds are capped at their member count (see above); None: none.
 
     Returns
     -------
@@ -134,9 +245,34 @@ def learn_thresholds(
     >>> h, best = learn_thresholds(scores, Y)
     >>> h, best
     (array([0.55]), array([1.]))
+
+    A label without signal is predicted on as many rows as carry it, where it scores highest:
+    here the top row of 6, where F1 alone predicts five (the member is fifth: F1 = 1/3):
+
+    >>> scores = np.array([[0.9], [0.8], [0.7], [0.6], [0.5], [0.1]])
+    >>> Y = np.array([[0], [0], [0], [0], [1], [0]])
+    >>> learn_thresholds(scores, Y)[0], learn_thresholds(scores, Y, no_signal=[True])[0]
+    (array([0.3]), array([0.85]))
     """
     scores = np.asarray(scores, dtype=np.float64)
-    Y = np.asarray(Y).astype(bool)
+    Y = np.asarray(Y)
+    n, n_labels = scores.shape
+    if no_signal is not None:
+        no_signal = np.asarray(no_signal, dtype=bool)
+        if no_signal.shape != (n_labels,):
+            raise ValueError(f"no_signal must have shape ({n_labels},), got {no_signal.shape}")
+    h, best = np.empty(n_labels), np.empty(n_labels)
+    for cols in _label_blocks(n, n_labels):
+        h[cols], best[cols] = _thresholds_block(
+            scores[:, cols], Y[:, cols], alpha, None if no_signal is None else no_signal[cols]
+        )
+    return h, best
+
+
+def _thresholds_block(
+    scores: np.ndarray, Y: np.ndarray, alpha: float, no_signal: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    Y = Y.astype(bool)
     n, n_labels = scores.shape
     cols = np.arange(n_labels)
     order = np.argsort(-scores, axis=0, kind="stable")
@@ -156,6 +292,17 @@ def learn_thresholds(
     F = np.where(last_of_run & better, F, -np.inf)
     j = np.argmax(F, axis=0)  # the first maximum: the highest threshold
     best = F[j, cols]
+    if no_signal is not None:
+        # the last cut that predicts at most n_pos rows (the cut after sorted row k predicts k + 1)
+        within = last_of_run & (np.arange(1, n + 1)[:, None] <= n_pos[None, :])
+        has_cap = within.any(axis=0)
+        cap = (n - 1) - np.argmax(within[::-1], axis=0)
+        # predicting every row stays: it is admissible only as the prior of a label at least
+        # half the rows carry
+        over = no_signal & np.isfinite(best) & ((j > cap) | ~has_cap) & (j < n - 1)
+        j = np.where(over & has_cap, cap, j)
+        capped_f = tp[cap, cols] / (alpha * (cap + 1.0) + (1.0 - alpha) * np.maximum(n_pos, 1))
+        best = np.where(over, np.where(has_cap, capped_f, -np.inf), best)
     above = s[j, cols]
     below = s[np.minimum(j + 1, n - 1), cols]
     h = below + (above - below) / 2
@@ -175,7 +322,10 @@ class BKNN(KNeighborsMultilabelBase):
     those carrying ``l`` give ``s_l(x) = sum exp(-||x - z||^2 / (2 sigma))``; with
     ``sbar`` the mean of ``s_l`` over labels, the decision score is
     ``f_l = (s_l - sbar) / sbar``.  Label ``l`` is predicted when ``f_l > h_l``, the
-    threshold ``h_l`` maximising F-alpha on the leave-one-out scores of the training set.
+    threshold ``h_l`` maximising F-alpha on the leave-one-out scores of the training set;
+    for a label whose leave-one-out scores do not rank its members above the other rows
+    better than chance, no lower than the threshold that predicts as many training rows as
+    carry it (``signal_level``).
 
     Parameters
     ----------
@@ -191,6 +341,14 @@ class BKNN(KNeighborsMultilabelBase):
     alpha : float, default=0.5
         Weight of precision in ``F_alpha = 1 / (alpha / P + (1 - alpha) / R)``, in (0, 1);
         0.5 gives F1 (the paper's setting).
+    signal_level : float or None, default=0.01
+        Level of the test that a label's leave-one-out scores rank its members above the other
+        rows (one-sided Mann-Whitney, :func:`signal_pvalues`).  A label whose p-value exceeds
+        it has no detectable signal: its threshold is raised, where needed, so that it predicts
+        no more training rows than carry the label (its prevalence; see Notes).  A label
+        without signal passes the test by chance with probability about ``signal_level``.
+        None: no test, the F-alpha-optimal thresholds of the paper (with the better-than-chance
+        rule of :func:`learn_thresholds`).
     metric : {"euclidean", "cosine"}, default="euclidean"
         ``d`` in ``W``; for "cosine" ``d = 1 - cos(x, z)`` (a zero row is at distance 1).  Prefer
         "cosine" for sparse text (bag of words), where Euclidean distances mostly measure
@@ -217,6 +375,9 @@ class BKNN(KNeighborsMultilabelBase):
         :func:`learn_thresholds`.
     train_fscores_ : ndarray of shape (n_labels,)
         The F-alpha each threshold reaches on the leave-one-out training scores.
+    signal_pvalues_ : ndarray of shape (n_labels,)
+        The p-value of each label's leave-one-out scores under "no signal"
+        (:func:`signal_pvalues`); the labels above ``signal_level`` are the capped ones.
     n_labels_ : int
     classes_ : ndarray or list of ndarray
         The classes of a 1-D target; for a label indicator, one array ``[0, 1]`` per label.
@@ -262,6 +423,21 @@ class BKNN(KNeighborsMultilabelBase):
     *Thresholds.*  Rare labels: a threshold must do better than chance on the
     leave-one-out scores, else the label follows its prior (see :func:`learn_thresholds`).
 
+    *Labels without signal* (a departure from the paper, which maximises F-alpha for every
+    label).  For scores that say nothing about a label, F-alpha is largest when the label is
+    predicted on (nearly) every row, and the F-optimal threshold predicts a label held by 2
+    random rows of 60 on most new rows.  So each label's leave-one-out scores are tested
+    first: ``U``, the number of (member, other row) pairs in which the member scores higher,
+    against its distribution when the members are a random subset of the rows (mean
+    ``m n0 / 2``, variance ``m n0 (n + 1 - T / (n (n - 1))) / 12`` for ``m`` members,
+    ``n0`` others and ties ``T``; normal approximation, no permutations).  A label with
+    p-value above ``signal_level`` is predicted on no more training rows than carry it, those
+    where it scores highest; see :func:`signal_pvalues` and :func:`learn_thresholds`.  With
+    ``n_per_label`` members or fewer a member's leave-one-out score sums one weight fewer than
+    another row's (its own is left out), so such labels' members score low and most of them
+    are capped: the cap, rather than "never", keeps them where their scores on new rows are
+    highest.  ``benchmarks/bknn.py --figures`` gives the effect on every shared dataset.
+
     References
     ----------
     H. Wang, C. Ding, H. Huang. Multi-label classification: inconsistency and class
@@ -282,6 +458,7 @@ class BKNN(KNeighborsMultilabelBase):
         "n_per_label": [Interval(Integral, 1, None, closed="left")],
         "sigma": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
         "alpha": [Interval(Real, 0, 1, closed="neither")],
+        "signal_level": [Interval(Real, 0, 1, closed="neither"), None],
         "metric": [StrOptions({"euclidean", "cosine"})],
         "backend": [str, HasMethods(["build", "query"])],
         "backend_params": [dict, None],
@@ -294,6 +471,7 @@ class BKNN(KNeighborsMultilabelBase):
         *,
         sigma: Any = "auto",
         alpha: float = 0.5,
+        signal_level: float | None = 0.01,
         metric: str = "euclidean",
         backend: Any = "exact",
         backend_params: dict | None = None,
@@ -302,6 +480,7 @@ class BKNN(KNeighborsMultilabelBase):
         self.n_per_label = n_per_label
         self.sigma = sigma
         self.alpha = alpha
+        self.signal_level = signal_level
         self.metric = metric
         self.backend = backend
         self.backend_params = backend_params
@@ -329,7 +508,9 @@ class BKNN(KNeighborsMultilabelBase):
             sq[rows] = index.sq_distances(X[rows], exclude=np.arange(n)[rows])
         self.sigma_ = _auto_sigma(sq, Y) if isinstance(self.sigma, str) else float(self.sigma)
         scores = balanced_scores(sq, self.sigma_)
-        self.thresholds_, self.train_fscores_ = learn_thresholds(scores, Y, self.alpha)
+        self.signal_pvalues_ = signal_pvalues(scores, Y)
+        no_signal = None if self.signal_level is None else self.signal_pvalues_ > self.signal_level
+        self.thresholds_, self.train_fscores_ = learn_thresholds(scores, Y, self.alpha, no_signal=no_signal)
 
     def kneighbors(self, X: Any = None, n_neighbors: int | None = None, return_distance: bool = True) -> Any:
         """The ``n_per_label`` nearest members of every label, for every query.

@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
 
 from mlneighbors import BKNN
-from mlneighbors.bknn import balanced_scores, learn_thresholds
+from mlneighbors.bknn import balanced_scores, learn_thresholds, signal_pvalues
 from mlneighbors.exceptions import LabelWarning
 from mlneighbors.neighbors import ExactIndex, ShardedIndex
 
@@ -20,7 +20,9 @@ from .twins import (
     bknn_neighbour_sq_distances,
     bknn_scores_loop,
     bknn_scores_naive,
+    bknn_threshold_loop,
     f_alpha,
+    mann_whitney_pvalue_loop,
 )
 
 
@@ -60,13 +62,37 @@ def test_scores_match_loop_twin(corner):
 @pytest.mark.parametrize("metric", ["euclidean", "cosine"])
 def test_leave_one_out_thresholds_reach_the_brute_force_maximum(corner, metric):
     X, Y, _ = corner
-    model = fit_quiet(BKNN(n_per_label=3, metric=metric, alpha=0.4), X, Y)
+    model = fit_quiet(BKNN(n_per_label=3, metric=metric, alpha=0.4, signal_level=None), X, Y)
     loo = bknn_scores_loop(X, Y, X, 3, model.sigma_, loo=True, metric=metric)
     for label in range(Y.shape[1]):
         best = best_f_brute(list(loo[:, label]), list(Y[:, label]), 0.4)
         reached = f_alpha(list(loo[:, label]), list(Y[:, label]), model.thresholds_[label], 0.4)
         assert reached == pytest.approx(best, abs=1e-12)
         assert model.train_fscores_[label] == pytest.approx(best, abs=1e-12)
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
+@pytest.mark.parametrize("level", [0.01, 0.5])
+def test_fitted_thresholds_and_signal_tests_match_the_loop_twins(corner, rng, metric, level):
+    X, Y, _ = corner
+    # and labels held by a few random rows (no signal: their thresholds get capped)
+    extra = np.zeros((len(X), 4), dtype=Y.dtype)
+    for column, m in enumerate([2, 3, 5, 8]):
+        extra[rng.choice(len(X), m, replace=False), column] = 1
+    Y = np.hstack([Y, extra])
+    model = fit_quiet(BKNN(n_per_label=3, metric=metric, alpha=0.4, signal_level=level), X, Y)
+    loo = bknn_scores_loop(X, Y, X, 3, model.sigma_, loo=True, metric=metric)
+    capped = 0
+    for label in range(Y.shape[1]):
+        col, y = list(loo[:, label]), list(Y[:, label])
+        p = mann_whitney_pvalue_loop(col, y)
+        assert model.signal_pvalues_[label] == pytest.approx(p, rel=1e-9, abs=1e-12)
+        rows, f = bknn_threshold_loop(col, y, 0.4, no_signal=p > level)
+        assert (loo[:, label] > model.thresholds_[label]).sum() == rows
+        assert model.train_fscores_[label] == pytest.approx(f, abs=1e-12)
+        capped += p > level and rows < bknn_threshold_loop(col, y, 0.4, no_signal=False)[0]
+    if level == 0.5:
+        assert capped > 0  # the twin comparison covered the cap itself
 
 
 def test_auto_sigma_is_the_mean_squared_distance_to_the_bth_member(corner):
@@ -159,6 +185,72 @@ def test_learn_thresholds_matches_brute_force(rng, alpha):
     assert h[0] == min(-2.0, scores[:, 0].min() - 1) and h[1] == np.inf and best[1] == 0.0
 
 
+def test_signal_pvalues_match_scipy_and_the_pair_loop(rng):
+    from scipy.stats import mannwhitneyu
+
+    n, L = 50, 9
+    scores = np.round(rng.normal(size=(n, L)) * 3) / 3  # many ties
+    scores[:, 3] = 0.7  # one run of ties: nothing to compare
+    Y = rng.random((n, L)) < rng.uniform(0.05, 0.6, L)
+    Y[:, 0] = False  # no member
+    Y[:, 1] = True  # every row
+    Y[:, 2] = False
+    Y[7, 2] = True  # one member
+    Y[:, 4] = scores[:, 4] > np.median(scores[:, 4])  # strong signal
+    p = signal_pvalues(scores, Y)
+    for label in range(L):
+        col, y = scores[:, label], Y[:, label]
+        assert p[label] == pytest.approx(mann_whitney_pvalue_loop(list(col), list(y)), rel=1e-10, abs=1e-15)
+        if 0 < y.sum() < n and label != 3:
+            expected = mannwhitneyu(col[y], col[~y], alternative="greater", method="asymptotic").pvalue
+            assert p[label] == pytest.approx(expected, rel=1e-10, abs=1e-15)
+    assert (p[[0, 1, 3]] == 1.0).all() and p[4] < 1e-6
+    assert (signal_pvalues(scores[:1], Y[:1]) == 1.0).all()  # one row: nothing to compare
+
+
+@pytest.mark.parametrize("alpha", [0.3, 0.5])
+def test_capped_thresholds_match_the_loop(rng, alpha):
+    n, L = 40, 12
+    scores = np.round(rng.normal(size=(n, L)) * 2) / 4  # many ties
+    Y = rng.random((n, L)) < rng.uniform(0.02, 0.7, L)
+    Y[:, 0] = True  # predicting everything is best
+    Y[:, 1] = False  # no positive row
+    scores[:, 2] = 1.0  # one run: no cut of at most n_pos rows, and most rows carry it
+    Y[:, 2] = np.arange(n) < 24
+    scores[:, 3] = 1.0  # the same with few members: never predicted
+    Y[:, 3] = np.arange(n) < 5
+    no_signal = rng.random(L) < 0.7
+    no_signal[:4] = True
+    h, best = learn_thresholds(scores, Y, alpha, no_signal=no_signal)
+    for label in range(L):
+        col, y = list(scores[:, label]), list(Y[:, label])
+        rows, f = bknn_threshold_loop(col, y, alpha, no_signal[label])
+        assert (scores[:, label] > h[label]).sum() == rows
+        assert best[label] == pytest.approx(f, abs=1e-12)
+    assert h[0] == min(-2.0, scores[:, 0].min() - 1) and h[1] == np.inf and h[3] == np.inf
+    # a label without signal is never predicted on more training rows than carry it, unless
+    # on every row as the prior of a label at least half the rows carry (label 2 here)
+    rows, n_pos = (scores > h).sum(axis=0), Y.sum(axis=0)
+    prior = (rows == n) & (2 * n_pos >= n)
+    assert ((rows <= n_pos) | prior)[no_signal].all() and prior[2]
+    with pytest.raises(ValueError, match="no_signal must have shape"):
+        learn_thresholds(scores, Y, alpha, no_signal=no_signal[:-1])
+
+
+def test_threshold_kernels_work_in_blocks_of_labels(rng):
+    import mlneighbors
+
+    n, L = 300, 40
+    scores = np.round(rng.normal(size=(n, L)) * 3) / 3
+    Y = rng.random((n, L)) < rng.uniform(0.01, 0.6, L)
+    no_signal = rng.random(L) < 0.5
+    whole = signal_pvalues(scores, Y), *learn_thresholds(scores, Y, 0.5, no_signal=no_signal)
+    with mlneighbors.config_context(working_memory=0.05):  # 52 kB: 2 labels of 300 rows a block
+        blocks = signal_pvalues(scores, Y), *learn_thresholds(scores, Y, 0.5, no_signal=no_signal)
+    for a, b in zip(whole, blocks, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_thresholds_are_midpoints_and_prefer_fewer_predictions():
     scores = np.array([[3.0], [2.0], [1.0], [0.0]])
     Y = np.array([[1], [0], [1], [0]])
@@ -224,6 +316,128 @@ def test_a_label_with_one_member_is_not_predicted_on_every_row(rng):
     assert model.predict(Q)[:, :2].sum() > 0
 
 
+# -- labels without signal -------------------------------------------------------------------
+
+#: the issue's setting: 60 training rows, BKNN(n_per_label=3), 3 normal features, two labels
+#: with signal (the signs of two features) and label 2 held by m random rows
+N_ROWS, N_QUERIES, B, SEEDS = 60, 200, 3, range(12)
+
+
+def signal_free(seed, m):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(N_ROWS, 3))
+    Y = np.column_stack([X[:, :2] > 0, np.zeros(N_ROWS, dtype=bool)]).astype(int)
+    Y[rng.choice(N_ROWS, m, replace=False), 2] = 1
+    return X, Y, rng.normal(size=(N_QUERIES, 3))
+
+
+def rate_bounds(m, n_fits, risk):
+    """Upper bounds on the queries predicted for a label of m members without signal.
+
+    A capped threshold predicts at most m training rows, so it lies at or above the (m + 1)-th
+    highest leave-one-out score, hence at or above the (m + 1)-th highest of the n - m
+    non-members' scores.  A query's score for the label is distributed as a non-member's
+    leave-one-out score (both sum the weights of the same m members; taken as exchangeable,
+    and if anything the leave-one-out scores run higher: leaving a row out lowers its own
+    labels' similarity mass, so the mean it is divided by).  The chance that it exceeds the
+    (m + 1)-th highest of n - m such scores is then Beta(m + 1, n - 2m) (an order statistic's
+    coverage), and the number of the Q queries predicted is beta-binomial(Q, m + 1, n - 2m):
+    mean Q (m + 1) / (n - m + 1), against the prevalence's Q m / n.  Returns its 1 - risk
+    quantile for one fit, and the 1 - risk quantile of the total over n_fits independent fits
+    (their pmfs convolved), both as a number of queries.
+    """
+    from scipy.stats import betabinom
+
+    one = betabinom(N_QUERIES, m + 1, N_ROWS - 2 * m)
+    pmf = one.pmf(np.arange(N_QUERIES + 1))
+    total = np.ones(1)
+    for _ in range(n_fits):
+        total = np.convolve(total, pmf)
+    return one.ppf(1 - risk), int(np.searchsorted(np.cumsum(total), 1 - risk))
+
+
+def test_a_label_without_signal_is_predicted_about_as_often_as_it_occurs():
+    """A label held by m = 1..10 random rows of 60 (prevalence 1.7 % to 17 %), 12 seeds each:
+    predicted on about its prevalence of 200 new rows, not on most of them (the paper's
+    F-optimal thresholds: 50-60 % on average, measured below).
+
+    Margins (see :func:`rate_bounds`): each fit within the 1 - 1e-4 quantile of its
+    beta-binomial (p + 0.21 to p + 0.37: a threshold learnt from 60 rows is itself very
+    variable), and the 12 fits of each m together within the 1 - 1e-4 quantile of their sum
+    (a mean rate of p + 0.07 to p + 0.14).  A label that passes the signal test by chance
+    (p-value <= 0.01, so probability about 0.01 per fit) keeps the F-optimal threshold: those
+    fits are left out of the bounds and counted, at most the 1 - 1e-4 quantile of
+    Binomial(120, 0.01), 5.
+    """
+    from scipy.stats import binom
+
+    passed, old_over = 0, 0
+    for m in range(1, 11):
+        per_fit, total_bound = rate_bounds(m, len(SEEDS), 1e-4)
+        counts, old_counts = [], []
+        for seed in SEEDS:
+            X, Y, Q = signal_free(seed, m)
+            model = BKNN(n_per_label=B).fit(X, Y)
+            if model.signal_pvalues_[2] <= model.signal_level:
+                passed += 1
+                continue
+            counts.append(model.predict(Q)[:, 2].sum())
+            assert counts[-1] <= per_fit, (m, seed, counts[-1], per_fit)
+            old_counts.append(BKNN(n_per_label=B, signal_level=None).fit(X, Y).predict(Q)[:, 2].sum())
+        # the kept fits' total, against the bound for that many fits (fewer fits: a lower bound)
+        assert sum(counts) <= rate_bounds(m, len(counts), 1e-4)[1], (m, counts)
+        old_over += sum(old_counts) > rate_bounds(m, len(old_counts), 1e-4)[1]
+        if m == 1:
+            assert sum(counts) == 0  # one member: its leave-one-out score is -1, never predicted
+    assert passed <= binom.ppf(1 - 1e-4, 10 * len(SEEDS), 0.01)
+    # the check has teeth: the paper's thresholds break the bound for every m but 1
+    assert old_over == 9
+
+
+@pytest.mark.parametrize("m", [2, 3, 6, 10])
+def test_a_label_with_signal_is_still_predicted_where_it_belongs(m):
+    """Label 2's m members form a tight cluster (sd 0.3 around a centre 2.5 sd away from the
+    other rows' mean): predicted on new rows drawn from the cluster, and not on rows farther
+    than 1.5 from its centre (5 sd; the members' own distances to it are about 0.5)."""
+    centre = np.array([2.5, 2.5, 0.0])
+    for seed in range(5):
+        rng = np.random.default_rng(seed)
+        X = rng.normal(size=(N_ROWS, 3))
+        members = rng.choice(N_ROWS, m, replace=False)
+        X[members] = centre + 0.3 * rng.normal(size=(m, 3))
+        Y = np.column_stack([X[:, :2] > 0, np.isin(np.arange(N_ROWS), members)]).astype(int)
+        model = BKNN(n_per_label=B).fit(X, Y)
+        inside = centre + 0.3 * rng.normal(size=(50, 3))
+        outside = rng.normal(size=(N_QUERIES, 3))
+        outside = outside[np.linalg.norm(outside - centre, axis=1) > 1.5]
+        assert model.predict(inside)[:, 2].mean() >= 0.9, (m, seed)
+        assert model.predict(outside)[:, 2].mean() <= 0.1, (m, seed)
+        if m >= 3:  # (two members: one other member each in leave-one-out, and b = 3)
+            assert model.signal_pvalues_[2] <= model.signal_level, (m, seed)
+
+
+def test_signal_level_none_gives_the_papers_thresholds():
+    capped = 0
+    for seed in range(5):
+        X, Y, Q = signal_free(seed, 4)
+        plain = BKNN(n_per_label=B, signal_level=None).fit(X, Y)
+        tested = BKNN(n_per_label=B).fit(X, Y)
+        loo = balanced_scores(plain._get_index().sq_distances(X, exclude=np.arange(N_ROWS)), plain.sigma_)
+        np.testing.assert_array_equal(plain.thresholds_, learn_thresholds(loo, Y)[0])
+        np.testing.assert_array_equal(plain.signal_pvalues_, tested.signal_pvalues_)
+        # the test changes only the thresholds of labels without signal predicted on more
+        # training rows than carry them (not on all)
+        rows = (loo > plain.thresholds_).sum(axis=0)
+        change = (tested.signal_pvalues_ > 0.01) & (rows > Y.sum(axis=0)) & (rows < N_ROWS)
+        np.testing.assert_array_equal(tested.thresholds_ != plain.thresholds_, change)
+        assert ((loo > tested.thresholds_).sum(axis=0)[change] <= Y.sum(axis=0)[change]).all()
+        capped += change.sum()
+        np.testing.assert_array_equal(plain.predict_proba(Q), tested.predict_proba(Q))  # same scores
+        margin = tested.decision_function(Q)
+        np.testing.assert_array_equal(tested.predict(Q), (margin > 0).astype(int))  # the contract
+    assert capped > 0
+
+
 def test_permuting_labels_permutes_outputs(corner):
     X, Y, Q = corner
     perm = np.array([4, 0, 5, 1, 3, 2])
@@ -268,6 +482,9 @@ def test_one_dimensional_target_predicts_the_largest_score(rng):
         ({"alpha": 0.0}, "alpha"),
         ({"alpha": 1.0}, "alpha"),
         ({"alpha": 1.5}, "alpha"),
+        ({"signal_level": 0.0}, "signal_level"),
+        ({"signal_level": 1.0}, "signal_level"),
+        ({"signal_level": "0.01"}, "signal_level"),
         ({"n_per_label": 0}, "n_per_label"),
         ({"metric": "manhattan"}, "metric"),
         ({"backend": "no-such-backend"}, "backend"),

@@ -356,6 +356,57 @@ def best_f_brute(scores, y, alpha):
     return max([f_alpha(scores, y, h, alpha) for h in candidates if better_than_chance(scores, y, h)], default=0.0)
 
 
+def mann_whitney_pvalue_loop(scores, y):
+    """One-sided Mann-Whitney p-value that the members (``y`` true) score higher, from every
+    (member, other) pair: ``U`` counts the pairs the member wins, a tie as 1/2; the variance's
+    tie term from the multiplicity of each distinct score; normal approximation with the
+    continuity correction.  1.0 when there is nothing to compare."""
+    members = [s for s, t in zip(scores, y, strict=True) if t]
+    others = [s for s, t in zip(scores, y, strict=True) if not t]
+    m, n0, n = len(members), len(others), len(scores)
+    u = sum(1.0 if a > b else 0.5 if a == b else 0.0 for a in members for b in others)
+    ties = sum(t**3 - t for t in Counter(scores).values())
+    variance = m * n0 / 12 * ((n + 1) - ties / (n * (n - 1))) if n > 1 else 0.0
+    if variance <= 0:
+        return 1.0
+    z = (u - m * n0 / 2 - 0.5) / math.sqrt(variance)
+    return 0.5 * math.erfc(z / math.sqrt(2))
+
+
+def bknn_threshold_loop(scores, y, alpha, no_signal):
+    """BKNN's threshold for one label as the rows it predicts on the training scores: the
+    admissible cut (rows scoring at least some distinct value) of largest F_alpha, the fewest
+    rows on ties; none admissible: no row.  A label without signal whose cut holds more rows
+    than members, but not every row, takes instead the largest cut of at most that many rows
+    (none: no row).
+    Returns ``(number of rows predicted, F_alpha of that prediction)``."""
+    n_pos = sum(1 for t in y if t)
+    cuts = [[s >= v for s in scores] for v in sorted(set(scores), reverse=True)]  # fewest rows first
+
+    def admissible(chosen):
+        if all(chosen):
+            return 2 * n_pos >= len(y)
+        hits = sum(1 for c, t in zip(chosen, y, strict=True) if c and t)
+        return Fraction(hits, sum(chosen)) > Fraction(n_pos, len(y))
+
+    def f_of(chosen):
+        hits = sum(1 for c, t in zip(chosen, y, strict=True) if c and t)
+        return 0.0 if hits == 0 else hits / (alpha * sum(chosen) + (1 - alpha) * n_pos)
+
+    best = None
+    for chosen in cuts:
+        if admissible(chosen) and (best is None or f_of(chosen) > f_of(best)):
+            best = chosen
+    if best is None:
+        return 0, 0.0
+    if no_signal and n_pos < sum(best) < len(y):  # every row: the prior of a frequent label
+        small = [chosen for chosen in cuts if sum(chosen) <= n_pos]
+        if not small:
+            return 0, 0.0
+        best = small[-1]
+    return sum(best), f_of(best)
+
+
 # -- BLDA ---------------------------------------------------------------------------------
 
 
