@@ -58,11 +58,12 @@ TRUSTED_TYPES: list[str] = _held_types() + [
 
 
 def _skops_io() -> Any:
+    from ._imports import import_skops_io
+
     try:
-        import skops.io
+        return import_skops_io()
     except ImportError as exc:
         raise ImportError("saving and loading models needs skops: pip install 'mlneighbors[persist]'") from exc
-    return skops.io
 
 
 def save(model: Any, path: str | os.PathLike[str]) -> None:
