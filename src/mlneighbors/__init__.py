@@ -36,6 +36,7 @@ _LAZY: dict[str, str] = {
     "get_config": "mlneighbors._config",
     "set_config": "mlneighbors._config",
     "ProgressEvent": "mlneighbors._progress",
+    "Pipeline": "mlneighbors.pipeline",
 }
 
 # submodules reachable as attributes (``mlneighbors.metrics``) without an explicit import

@@ -1,7 +1,8 @@
 """Saving and loading fitted models with skops: files that cannot run code.
 
 A skops file holds the objects' state as data; loading builds only the types it is told
-to trust.  :data:`TRUSTED_TYPES` lists exactly the package's own estimators and the one
+to trust.  :data:`TRUSTED_TYPES` lists exactly the package's own estimators (and its
+:class:`~mlneighbors.Pipeline`, what ``mlneighbors fit`` saves) and the one
 type they hold that skops does not trust by itself (scipy's CSR matrix of sparse training
 rows); the numpy and scikit-learn types they hold (arrays, KMeans, a Pipeline, a scaler)
 skops trusts itself.  A file holding any other type fails with skops'
@@ -43,7 +44,7 @@ def _held_types() -> list[str]:
 
 
 #: The types a saved model may hold that skops does not trust by itself: the package's own
-#: estimators and the CSR matrix of sparse training rows.  Pass them to
+#: estimators and Pipeline, and the CSR matrix of sparse training rows.  Pass them to
 #: ``skops.io.load(trusted=...)``.
 TRUSTED_TYPES: list[str] = _held_types() + [
     "mlneighbors.bknn.BKNN",
@@ -54,6 +55,7 @@ TRUSTED_TYPES: list[str] = _held_types() + [
     "mlneighbors.lamlknn.LAMLkNN",
     "mlneighbors.lpknn.LPkNN",
     "mlneighbors.mlknn.MLkNN",
+    "mlneighbors.pipeline.Pipeline",
 ]
 
 
@@ -113,7 +115,9 @@ def load(path: str | os.PathLike[str]) -> Any:
     Returns
     -------
     model : estimator
-        The fitted model (its neighbour index is rebuilt on first use).
+        The fitted model (its neighbour index is rebuilt on first use).  A scikit-learn
+        Pipeline ending in a model of the package comes back as
+        :class:`mlneighbors.Pipeline` (which has ``predict_top_k``), whichever version wrote it.
 
     Examples
     --------
@@ -123,5 +127,7 @@ def load(path: str | os.PathLike[str]) -> Any:
     See :func:`save` for a round trip.
     """
 
+    from .pipeline import upgraded
+
     sio = _skops_io()
-    return sio.load(path, trusted=TRUSTED_TYPES)
+    return upgraded(sio.load(path, trusted=TRUSTED_TYPES))  # an older file's Pipeline gains predict_top_k
