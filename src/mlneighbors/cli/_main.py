@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import warnings
 from collections.abc import Sequence
 
 from .. import __version__
+from .._progress import listen
 from ..exceptions import ChecksumError, DatasetNotFoundError
 from ._commands import (
     DEFAULT_OUT,
@@ -18,7 +21,7 @@ from ._commands import (
     cmd_predict,
     cmd_reproduce,
 )
-from ._common import DEFAULT_METRICS, FORMATS, CLIError, Parser
+from ._common import DEFAULT_METRICS, FORMATS, CLIError, Parser, progress_listener, show_warning
 from ._data import add_data_args, add_scale_arg
 from ._models import add_backend_args
 
@@ -124,10 +127,27 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
+    parsed: list[argparse.Namespace] = []
+    code = 1
+    try:
+        code = _main(argv, parsed)
+        return code
+    finally:  # failed or interrupted: no empty folder left behind
+        outputs = getattr(parsed[0], "outputs", None) if parsed else None
+        if code != 0 and outputs is not None:
+            outputs.discard_empty()
+
+
+def _main(argv: Sequence[str] | None, parsed: list[argparse.Namespace]) -> int:
     args = None
     try:
         args = build_parser().parse_args(argv)
-        return int(args.func(args))
+        parsed.append(args)
+        # progress bars for every long computation (when stderr is a terminal and not --quiet),
+        # and warnings as one line each, without the library's source line
+        with listen(progress_listener(getattr(args, "quiet", False))), warnings.catch_warnings():
+            warnings.showwarning = show_warning
+            return int(args.func(args))
     except KeyboardInterrupt:
         outputs = getattr(args, "outputs", None)
         print(f"mlneighbors: {outputs.interrupted() if outputs else 'interrupted'}", file=sys.stderr)
@@ -146,3 +166,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = " ".join(str(exc).split())  # one line, whatever the exception's layout
         print(f"mlneighbors: error: {message}", file=sys.stderr)
         return 1
+
+
+def run() -> None:
+    """The program ``mlneighbors`` (and ``python -m mlneighbors``): :func:`main`, with Ctrl-C
+    handled once.
+
+    The first SIGINT interrupts the run (one line, exit status 130); any later one is
+    ignored, so that a second Ctrl-C pressed while the run winds down (its worker threads
+    finish their current block before the interpreter exits) cannot print a traceback.
+    """
+    interrupted = []
+
+    def on_sigint(signum: int, frame: object) -> None:
+        if interrupted:  # a second signal that arrived before the first was handled
+            return
+        interrupted.append(signum)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not if the caller chose otherwise
+        signal.signal(signal.SIGINT, on_sigint)
+    sys.exit(main())
