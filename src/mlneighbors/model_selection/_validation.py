@@ -10,6 +10,7 @@ reproductions call it too.
 
 from __future__ import annotations
 
+import inspect
 import numbers
 import time
 from collections.abc import Callable, Hashable, Iterable, Mapping
@@ -559,9 +560,10 @@ def evaluate_models(
                            (backend, backend_params), on_fit, steps)
                 for j, part in enumerate(parts)
             ]
-        else:  # the splits run elsewhere: each is told when its result comes back
+        else:  # the splits run elsewhere: each is told when its result comes back (joblib >= 1.3)
+            streams = "return_as" in inspect.signature(Parallel.__init__).parameters
             per_split = []
-            for result in Parallel(n_jobs=n_jobs, return_as="generator")(
+            for result in Parallel(n_jobs=n_jobs, **({"return_as": "generator"} if streams else {}))(
                 delayed(_run_split)(j, models, part, names, need_pred, need_scores, scale, share_neighbors,
                                     (backend, backend_params), None, None)
                 for j, part in enumerate(parts)
