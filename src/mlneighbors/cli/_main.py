@@ -45,7 +45,8 @@ def _evaluate_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--metrics", metavar="M1,M2", help=f"metrics to report (default: {','.join(DEFAULT_METRICS)})")
     add_backend_args(p)
     p.add_argument("--format", choices=FORMATS, default="table")
-    p.add_argument("--quiet", action="store_true", help="no progress bar, no notes")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bars, no notes (and with --format json|csv no header on stderr)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -105,8 +106,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, metavar="FILE",
                    help="predictions.csv (0/1 per label, the labels' names as header, the input's row order), "
                         "or FILE.arff for a Mulan ARFF (the rows' features and predicted labels) + FILE.xml")
-    p.add_argument("--scores", action="store_true", help="add one score column per label (CSV)")
-    p.add_argument("--top-k", type=int, metavar="N", help="write per row the N best labels and their scores instead")
+    p.add_argument("--scores", action="store_true", help="add one score column per label, score:<label> (CSV)")
+    p.add_argument("--top-k", type=int, metavar="N",
+                   help="write per row the N best labels and their scores instead, best first: columns "
+                        "label:top1,score:top1,label:top2,... (N above the number of labels: all of them)")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_predict)
 
@@ -120,7 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data-home", metavar="DIR")
     add_backend_args(p)
     p.add_argument("--format", choices=FORMATS, default="table")
-    p.add_argument("--quiet", action="store_true", help="no progress bar, no summary line")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bars, no summary line (and with --format json|csv no header on stderr)")
     p.set_defaults(func=cmd_reproduce)
     return parser
 
