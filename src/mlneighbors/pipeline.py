@@ -44,12 +44,12 @@ class Pipeline(_SklearnPipeline):
     --------
     >>> import numpy as np
     >>> from sklearn.preprocessing import MinMaxScaler
-    >>> from mlneighbors import MLkNN, Pipeline
+    >>> from mlneighbors import BRkNN, Pipeline
     >>> X = np.array([[0.0, 10.0], [0.1, 11.0], [1.0, 30.0], [1.1, 31.0]])
     >>> Y = np.array([[1, 0, 0], [1, 0, 1], [0, 1, 0], [0, 1, 1]])
-    >>> model = Pipeline([("scale", MinMaxScaler()), ("model", MLkNN(1))]).fit(X, Y)
-    >>> scores, labels = model.predict_top_k([[0.05, 10.5]], k=2)
-    >>> labels
+    >>> model = Pipeline([("scale", MinMaxScaler()), ("model", BRkNN(2))]).fit(X, Y)
+    >>> scores, labels = model.predict_top_k([[0.05, 10.5]], k=2)  # its 2 neighbours: rows 0 and 1
+    >>> labels  # label 0 (both neighbours carry it), then label 2 (one does)
     array([[0, 2]])
     """
 

@@ -269,6 +269,9 @@ def cmd_predict(args: argparse.Namespace) -> int:
     names = list(getattr(model, "label_names_", [f"label{j}" for j in range(len(getattr(model, 'classes_', [])))]))
     scores = np.asarray(model.predict_proba(X)) if args.scores and not args.top_k else None
     top_k = args.top_k
+    if top_k is not None and not hasattr(model, "predict_top_k"):
+        raise CLIError(f"mlneighbors predict: the model in {args.model_file} ({type(model).__name__}) cannot rank "
+                       "labels (no predict_top_k); drop --top-k")
     if top_k is not None and top_k > len(names):  # every label, ranked: the request's best reading
         note(f"--top-k {top_k} is more than the model's {len(names)} labels; writing all {len(names)}, ranked",
              args.quiet)
