@@ -31,8 +31,13 @@ class Pipeline(_SklearnPipeline):
     Parameters
     ----------
     steps : list of (name, estimator) tuples
-        As for scikit-learn's Pipeline (``memory``, ``verbose`` and the other keyword
-        parameters too).
+        The transforms, then the model (as for scikit-learn's Pipeline).
+    transform_input : list of str, default=None
+        As for scikit-learn's Pipeline (metadata routing).
+    memory : str or object with the joblib.Memory interface, default=None
+        As for scikit-learn's Pipeline (caching the fitted transforms).
+    verbose : bool, default=False
+        As for scikit-learn's Pipeline (the time each step takes).
 
     Attributes
     ----------
