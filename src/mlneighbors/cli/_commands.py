@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .. import __version__
+from .._progress import task
 from ._common import (
     DEFAULT_METRICS,
     CLIError,
@@ -143,7 +144,8 @@ def _run_models(args: argparse.Namespace, cmd: str, names: Sequence[str],
     metrics = _check_metrics(args.metrics, cmd)
     models = build_models(names, args.k, args.param or [], cmd, args.seed)
     backend_name, backend_params = backend(args, cmd)
-    data = load(args, cmd)
+    with task("reading the data", total=1):  # a large file: its bar's clock runs while it is read
+        data = load(args, cmd)
     where, what = _protocol(args, data, cmd)
     scale = scale_for(args, data.train.X)
     # what the run computes, said before the computing starts
