@@ -131,7 +131,8 @@ def test_backend_torch_gives_the_exact_results(shared_data, capsys):
     assert got["hamming_loss"] == want["hamming_loss"] and got["ranking_loss"] == want["ranking_loss"]
     _one_line_error(capsys, argv + ["--backend", "torch", "--backend-param", "devise=cpu"], 2,
                     "backend 'torch' has no parameter 'devise'", "device, memory_budget, sparse_strategy")
-    _one_line_error(capsys, argv + ["--backend", "torch", "--backend-param", "device=tpu"], 1,
+    # found when the search starts (after the header, which JSON output prints on stderr: --quiet here)
+    _one_line_error(capsys, argv + ["--quiet", "--backend", "torch", "--backend-param", "device=tpu"], 1,
                     "device must be None, 'cpu', 'cuda' or 'cuda:N', got device='tpu'")
 
 
@@ -245,30 +246,65 @@ def test_reproduce_without_matplotlib(shared_data, tmp_path, capsys, monkeypatch
                  "--data-home", str(shared_data)]) == 0
 
 
+class _Terminal(io.StringIO):
+    """A standard error that says it is a terminal (and keeps what is written)."""
+
+    def isatty(self):
+        return True
+
+
 def test_progress_bars_only_on_a_terminal(monkeypatch):
-    import sys
+    from mlneighbors._progress import TqdmBars
+    from mlneighbors.cli._common import progress_listener
 
-    from mlneighbors.cli._common import progress_factory
-
-    class Tty:
-        def isatty(self):
-            return True
-
-        def write(self, s):
-            pass
-
-        def flush(self):
-            pass
-
-    assert progress_factory(quiet=False) is None  # pytest's stderr is not a terminal
-    monkeypatch.setattr(sys, "stderr", Tty())
-    assert progress_factory(quiet=True) is None
-    factory = progress_factory(quiet=False)
-    bar = factory(3, "x")
-    bar.update(3)
-    bar.close()
+    assert progress_listener(quiet=False) is None  # pytest's stderr is not a terminal
+    monkeypatch.setattr(sys, "stderr", _Terminal())
+    assert progress_listener(quiet=True) is None
+    assert isinstance(progress_listener(quiet=False), TqdmBars)
     monkeypatch.setitem(sys.modules, "tqdm", None)
-    assert progress_factory(quiet=False) is None  # without tqdm: no bar, no error
+    assert progress_listener(quiet=False) is None  # without tqdm: no bar, no error
+
+
+@pytest.mark.parametrize("quiet", [True, False])
+def test_no_bar_with_quiet_or_without_a_terminal(shared_data, monkeypatch, capsys, quiet):
+    """Bars drawn at once (no delay): none with --quiet on a terminal, none without --quiet on a
+    standard error that is not one; on a terminal without --quiet, the folds' and the searches'."""
+    from mlneighbors.cli import _common
+
+    monkeypatch.setattr(_common, "BAR_DELAY", 0.0)
+    terminal = _Terminal()
+    if quiet:
+        monkeypatch.setattr(sys, "stderr", terminal)
+    argv = ["compare", "emotions", "--models", "mlknn,brknn", "--cv", "3", "--data-home", str(shared_data),
+            "--metrics", "hamming_loss", "--format", "json"]
+    assert main(argv + (["--quiet"] if quiet else [])) == 0
+    assert terminal.getvalue() == ""
+    assert "fit and score" not in capsys.readouterr().err
+    monkeypatch.setattr(sys, "stderr", terminal)  # the same run on a terminal, without --quiet
+    assert main(argv) == 0
+    drawn = terminal.getvalue()
+    assert "fit and score" in drawn and "6/6" not in capsys.readouterr().out
+    assert "neighbour search" in drawn and " rows" in drawn  # the bar within a fold
+
+
+def test_the_header_comes_first_and_json_stays_json(shared_data, capsys):
+    base = ["evaluate", "emotions", "--model", "mlknn", "--cv", "3", "--data-home", str(shared_data),
+            "--metrics", "hamming_loss"]
+    header = "mlknn on emotions: 3-fold stratified CV (seed 0, 593 instances); features min-max scaled"
+    assert main(base) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(header)
+    for fmt in ("json", "csv"):
+        assert main(base + ["--format", fmt]) == 0
+        captured = capsys.readouterr()
+        assert captured.err.startswith(header) and len(captured.err.splitlines()) == 1
+        assert header not in captured.out
+        if fmt == "json":
+            assert json.loads(captured.out)["model"] == "mlknn"
+        else:
+            assert next(csv.reader(io.StringIO(captured.out)))[0] == "metric"
+        assert main(base + ["--format", fmt, "--quiet"]) == 0
+        assert capsys.readouterr().err == ""
 
 
 def test_reproduce_into_a_folder_that_cannot_be_written_fails_before_computing(shared_data, tmp_path, capsys):
@@ -281,26 +317,48 @@ def test_reproduce_into_a_folder_that_cannot_be_written_fails_before_computing(s
     assert time.perf_counter() - start < 5  # nothing was computed (a reproduction takes minutes)
 
 
-def test_ctrl_c_ends_with_one_line_and_leaves_only_complete_runs(shared_data, tmp_path):
-    out = tmp_path / "out"
+def _interrupt(shared_data, out, signals):
+    """``reproduce all`` in a real process, sent SIGINT ``signals`` times, 50 ms apart, once the
+    run has said it started (its header, printed before any computing; the four papers take
+    minutes, so the signals land in the computing); returns (status, stderr)."""
     env = {**os.environ, "MLNEIGHBORS_DATA": str(shared_data), "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mlneighbors", "reproduce", "all", "--out", str(out), "--quiet", "--no-figures"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
+        [sys.executable, "-m", "mlneighbors", "reproduce", "all", "--out", str(out), "--no-figures"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
     )
-    deadline = time.monotonic() + 120
-    while not out.exists() and time.monotonic() < deadline:  # reproduce creates it before computing
-        time.sleep(0.1)
-    time.sleep(1.5)  # inside the first paper (the four take minutes)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("mlneighbors: interrupted;"), err
-    assert "Traceback" not in err
-    for folder in out.iterdir():  # only complete runs, no staging folder
-        assert not folder.name.startswith(".")
-        assert {"table.csv", "table.md", "report.md"} <= {p.name for p in folder.iterdir()}
+    try:
+        first = proc.stdout.readline()  # returns while the process runs: the header comes first
+        assert first.startswith("== spyromitros2008: "), first
+        for i in range(signals):
+            if i:
+                time.sleep(0.05)
+            proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return proc.returncode, err
+
+
+@pytest.mark.parametrize("signals", [1, 2])
+def test_ctrl_c_ends_with_one_line_and_leaves_nothing(shared_data, tmp_path, signals):
+    """Interrupted in its first paper: one line, status 130, and no folder left (reproduce
+    created it); a second Ctrl-C while the run winds down changes nothing (no traceback from
+    the threads of the search that finish their block)."""
+    out = tmp_path / "new" / "out"
+    status, err = _interrupt(shared_data, out, signals)
+    assert status == 130, err
+    assert err.strip().splitlines() == [f"mlneighbors: interrupted; nothing written to {out}"], err
+    assert not (tmp_path / "new").exists()  # the folders reproduce created are gone
+
+
+def test_an_interruption_keeps_complete_runs_and_an_existing_folder(shared_data, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "mine.txt").write_text("the user's")
+    status, err = _interrupt(shared_data, out, 1)
+    assert status == 130 and "Traceback" not in err, err
+    assert sorted(p.name for p in out.iterdir()) == ["mine.txt"]  # nothing half-written, nothing removed
 
 
 def test_a_damaged_file_says_how_to_fetch_it_again(shared_data, tmp_path, capsys):

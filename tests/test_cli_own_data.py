@@ -155,7 +155,7 @@ def test_predict_the_top_k_and_a_mulan_arff(files, problem, tmp_path, capsys):
     out = tmp_path / "top.csv"
     assert main(["predict", str(model_file), *files["mulan"], "--out", str(out), "--top-k", "2"]) == 0
     rows = list(csv.reader(out.open()))
-    assert rows[0] == ["label_1", "score_1", "label_2", "score_2"] and len(rows) == 49
+    assert rows[0] == ["label:top1", "score:top1", "label:top2", "score:top2"] and len(rows) == 49
     assert all(r[0] in LABELS and float(r[1]) >= float(r[3]) for r in rows[1:])
     arff_out = tmp_path / "predicted.arff"
     assert main(["predict", str(model_file), *files["mulan"], "--out", str(arff_out), "--quiet"]) == 0
@@ -456,3 +456,98 @@ def test_predict_a_csv_with_label_columns_for_a_model_without_names(files, fitte
     argv = ["predict", str(fitted["unnamed"]), files["csv-names"][0], "--label-columns=-3:", "--out", str(out)]
     assert main(argv) == 0
     np.testing.assert_array_equal(_predicted(out)[1], mlneighbors.load(fitted["unnamed"]).predict(X))
+# --------------------------------------------------------------------------------------
+# papercuts: --top-k beyond the labels, --out a folder, warnings, score columns, folders
+# --------------------------------------------------------------------------------------
+
+
+def test_top_k_beyond_the_labels_is_clipped_with_a_note(files, tmp_path, capsys):
+    model_file = tmp_path / "m.skops"
+    assert main(["fit", "mlknn", *files["mulan"], "--out", str(model_file), "--quiet"]) == 0
+    out = tmp_path / "top.csv"
+    assert main(["predict", str(model_file), *files["mulan"], "--out", str(out), "--top-k", "10"]) == 0
+    captured = capsys.readouterr()
+    assert "note: --top-k 10 is more than the model's 3 labels; writing all 3, ranked" in captured.err
+    assert "the top 3 labels for 48 rows" in captured.out  # says what it wrote
+    rows = list(csv.reader(out.open()))
+    assert rows[0] == ["label:top1", "score:top1", "label:top2", "score:top2", "label:top3", "score:top3"]
+    assert all(sorted(r[0::2]) == sorted(LABELS) for r in rows[1:])  # every label, each once
+    scores = np.array([r[1::2] for r in rows[1:]], dtype=float)
+    assert (np.diff(scores, axis=1) <= 0).all()  # best first
+    assert main(["predict", str(model_file), *files["mulan"], "--out", str(out), "--top-k", "10", "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_score_columns_say_what_they_score(files, tmp_path, capsys):
+    """``score:<label>`` with --scores, ``label:topJ`` and ``score:topJ`` with --top-k: one pattern."""
+    model_file = tmp_path / "m.skops"
+    assert main(["fit", "mlknn", *files["mulan"], "--out", str(model_file), "--quiet"]) == 0
+    out = tmp_path / "p.csv"
+    assert main(["predict", str(model_file), *files["mulan"], "--out", str(out), "--scores", "--quiet"]) == 0
+    with_scores = next(csv.reader(out.open()))
+    assert main(["predict", str(model_file), *files["mulan"], "--out", str(out), "--top-k", "1", "--quiet"]) == 0
+    top = next(csv.reader(out.open()))
+    assert with_scores == LABELS + [f"score:{n}" for n in LABELS] and top == ["label:top1", "score:top1"]
+    assert all(c.split(":")[0] in ("score", "label") for c in with_scores[3:] + top)
+
+
+@pytest.mark.parametrize("cmd", ["fit", "predict", "predict-arff"])
+def test_out_naming_a_folder_says_so_with_the_users_path(cmd, files, tmp_path, capsys):
+    model_file = tmp_path / "m.skops"
+    assert main(["fit", "mlknn", *files["mulan"], "--out", str(model_file), "--quiet"]) == 0
+    folder = tmp_path / "results"
+    folder.mkdir()
+    if cmd == "fit":
+        argv = ["fit", "mlknn", *files["mulan"], "--out", str(folder)]
+    elif cmd == "predict":
+        argv = ["predict", str(model_file), *files["mulan"], "--out", str(folder)]
+    else:  # FILE.arff writes FILE.xml beside it: a folder there is refused before anything is written
+        (tmp_path / "pred.xml").mkdir()
+        argv = ["predict", str(model_file), *files["mulan"], "--out", str(tmp_path / "pred.arff")]
+        folder = tmp_path / "pred.xml"
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.splitlines() == [err] and f"--out {folder} is a folder; give a file name" in err, err
+    assert ".tmp" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["m.skops", "results"] + (
+        ["pred.xml"] if cmd == "predict-arff" else []))
+
+
+def test_a_folder_created_for_out_is_removed_when_the_command_fails(files, tmp_path, capsys):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("x0,x1,sport\n1,2\n")  # a short row
+    out = tmp_path / "new" / "deeper" / "m.skops"
+    assert main(["fit", "mlknn", str(bad), "--label-columns", "sport", "--out", str(out)]) in (1, 2)
+    assert not (tmp_path / "new").exists()
+    capsys.readouterr()
+    assert main(["fit", "mlknn", *files["mulan"], "--out", str(out), "--quiet"]) == 0  # and when it works: kept
+    assert out.is_file()
+
+
+def test_warnings_are_one_line_without_the_librarys_source(problem, tmp_path, capsys):
+    X, Y = problem
+    Y = Y.copy()
+    Y[:, 1] = 0  # a label no training row carries: the model warns that it is never predicted
+    data = _csv(tmp_path / "d.csv", X, Y)
+    assert main(["fit", "mlknn", str(data), "--label-columns", "sport,music,news", "--out",
+                 str(tmp_path / "m.skops"), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert err.splitlines() == ["warning: 1 label(s) have no positive training example (columns [1]); "
+                                "they are never predicted"], err
+    assert main(["evaluate", str(data), "--label-columns", "sport,music,news", "--model", "mlknn", "--cv", "3",
+                 "--quiet", "--metrics", "hamming_loss"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("warning: 1 label(s) have no positive training example")
+
+
+def test_a_warning_outside_a_fit_is_one_line_too(problem, tmp_path, capsys):
+    """The readers' warnings (a MEKA -C that the XML contradicts) print through the same hook."""
+    X, Y = problem
+    path = _arff(tmp_path / "meka.arff", X, Y, relation="own: -C 2")  # the XML beside it says 3 labels, last
+    _xml(tmp_path / "meka.xml")
+    assert main(["evaluate", str(path), "--model", "mlknn", "--cv", "3", "--quiet", "--metrics",
+                 "hamming_loss"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    warned = [line for line in err if line.startswith("warning: ")]
+    assert warned and len(warned) == len(err), err
+    assert not any(".py:" in line or "warnings.warn" in line for line in err)

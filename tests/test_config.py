@@ -13,7 +13,7 @@ from mlneighbors._config import block_rows, working_memory_bytes
 
 
 def test_default_scoped_and_restored():
-    assert get_config() == {"working_memory": 256}
+    assert get_config() == {"working_memory": 256, "progress": False}
     with config_context(working_memory=8):
         assert get_config()["working_memory"] == 8 and working_memory_bytes() == 8 * 2**20
         with config_context(working_memory=2):

@@ -35,6 +35,8 @@ _LAZY: dict[str, str] = {
     "config_context": "mlneighbors._config",
     "get_config": "mlneighbors._config",
     "set_config": "mlneighbors._config",
+    "ProgressEvent": "mlneighbors._progress",
+    "Pipeline": "mlneighbors.pipeline",
 }
 
 # submodules reachable as attributes (``mlneighbors.metrics``) without an explicit import

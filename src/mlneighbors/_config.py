@@ -1,4 +1,4 @@
-"""One setting for every block size: the working memory of an operation's temporaries.
+"""The package's settings: the working memory of an operation's temporaries, and progress.
 
 Every kernel of the package that works in blocks (the neighbour search, the pair distances,
 the label counts, the per-label searches, the metrics) sizes its blocks from
@@ -13,6 +13,10 @@ always respected, a larger one does not make those blocks larger.
 >>> with mlneighbors.config_context(working_memory=64):
 ...     mlneighbors.get_config()["working_memory"]
 64
+
+``progress`` asks the long computations (neighbour searches, cross-validation folds) to
+report their progress: ``True`` draws tqdm bars on standard error, a callable receives every
+:class:`~mlneighbors.ProgressEvent`, ``False`` (the default) reports nothing.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ __all__ = [
     "working_memory_bytes",
 ]
 
-_DEFAULTS: dict[str, Any] = {"working_memory": 256}
+_DEFAULTS: dict[str, Any] = {"working_memory": 256, "progress": False}
 _global: dict[str, Any] = dict(_DEFAULTS)
 _local = threading.local()
 
@@ -59,7 +63,7 @@ def _config() -> dict[str, Any]:
 
 
 def get_config() -> dict[str, Any]:
-    """The current settings (a copy): ``{"working_memory": MiB}``.
+    """The current settings (a copy): ``{"working_memory": MiB, "progress": ...}``.
 
     Returns
     -------
@@ -70,7 +74,7 @@ def get_config() -> dict[str, Any]:
     >>> import mlneighbors
     >>> with mlneighbors.config_context(working_memory=64):
     ...     mlneighbors.get_config()
-    {'working_memory': 64}
+    {'working_memory': 64, 'progress': False}
     """
     return dict(_config())
 
@@ -83,7 +87,17 @@ def _check_working_memory(value: Any) -> float:
     return value
 
 
-def set_config(working_memory: float | None = None) -> None:
+def _check_progress(value: Any) -> Any:
+    if isinstance(value, bool) or callable(value):
+        if value is True:
+            from ._progress import default_bars
+
+            default_bars()  # tqdm missing: say so now, not in the middle of a computation
+        return value
+    raise ValueError(f"progress must be True, False or a callable taking a ProgressEvent, got {value!r}")
+
+
+def set_config(working_memory: float | None = None, progress: Any = None) -> None:
     """Change the settings for this thread and for threads started afterwards.
 
     Parameters
@@ -91,6 +105,13 @@ def set_config(working_memory: float | None = None) -> None:
     working_memory : float, default=None
         MiB that the temporaries of one operation may hold (default 256).  None keeps the
         current value.
+    progress : bool or callable, default=None
+        Progress of the long computations (the neighbour searches of ``fit`` and
+        ``predict``, the folds of :func:`~mlneighbors.model_selection.evaluate_models`, the
+        reproductions): ``True`` draws tqdm bars on standard error for every step that lasts
+        more than a second (needs tqdm); a callable receives every
+        :class:`~mlneighbors.ProgressEvent` (from the thread that made the progress);
+        ``False`` (the default) reports nothing.  None keeps the current value.
 
     Returns
     -------
@@ -102,23 +123,30 @@ def set_config(working_memory: float | None = None) -> None:
     >>> old = mlneighbors.get_config()["working_memory"]
     >>> mlneighbors.set_config(working_memory=128)
     >>> mlneighbors.get_config()
-    {'working_memory': 128}
+    {'working_memory': 128, 'progress': False}
     >>> mlneighbors.set_config(working_memory=old)
     """
     if working_memory is not None:
         value = _check_working_memory(working_memory)
         _config()["working_memory"] = value
         _global["working_memory"] = value
+    if progress is not None:
+        progress = _check_progress(progress)
+        _config()["progress"] = progress
+        _global["progress"] = progress
 
 
 @contextmanager
-def config_context(*, working_memory: float | None = None) -> Iterator[None]:
+def config_context(*, working_memory: float | None = None, progress: Any = None) -> Iterator[None]:
     """Settings for the duration of a ``with`` block (this thread only), then the old ones.
 
     Parameters
     ----------
     working_memory : float, default=None
         As in :func:`set_config`; None keeps the current value.
+    progress : bool or callable, default=None
+        As in :func:`set_config`: ``True`` for progress bars, a callable for the events;
+        None keeps the current value.
 
     Yields
     ------
@@ -129,11 +157,20 @@ def config_context(*, working_memory: float | None = None) -> Iterator[None]:
     >>> import mlneighbors
     >>> with mlneighbors.config_context(working_memory=32):
     ...     pass  # every block of every model is sized for 32 MiB here
+    >>> events = []
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(100, 3))
+    >>> with mlneighbors.config_context(progress=events.append):  # or progress=True: bars
+    ...     _ = mlneighbors.MLkNN(3).fit(X, X > 0)
+    >>> sorted({event.stage for event in events})
+    ['neighbour search']
     """
     config = _config()
     old = dict(config)
     if working_memory is not None:
         config["working_memory"] = _check_working_memory(working_memory)
+    if progress is not None:
+        config["progress"] = _check_progress(progress)
     try:
         yield
     finally:

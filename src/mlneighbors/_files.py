@@ -35,7 +35,11 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     try:
         yield Path(tmp)
         os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except OSError as exc:  # the user's path, not the temporary name
+            what = "it is a folder" if path.is_dir() else exc.strerror or str(exc)
+            raise type(exc)(f"cannot write {path}: {what}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -1,7 +1,8 @@
 """Saving and loading fitted models with skops: files that cannot run code.
 
 A skops file holds the objects' state as data; loading builds only the types it is told
-to trust.  :data:`TRUSTED_TYPES` lists exactly the package's own estimators and the one
+to trust.  :data:`TRUSTED_TYPES` lists exactly the package's own estimators (and its
+:class:`~mlneighbors.Pipeline`, what ``mlneighbors fit`` saves) and the one
 type they hold that skops does not trust by itself (scipy's CSR matrix of sparse training
 rows); the numpy and scikit-learn types they hold (arrays, KMeans, a Pipeline, a scaler)
 skops trusts itself.  :func:`load` refuses a file holding any other type with a
@@ -51,7 +52,7 @@ def _held_types() -> list[str]:
 
 
 #: The types a saved model may hold that skops does not trust by itself: the package's own
-#: estimators and the CSR matrix of sparse training rows.  Pass them to
+#: estimators and Pipeline, and the CSR matrix of sparse training rows.  Pass them to
 #: ``skops.io.load(trusted=...)``.
 TRUSTED_TYPES: list[str] = _held_types() + [
     "mlneighbors.bknn.BKNN",
@@ -62,15 +63,17 @@ TRUSTED_TYPES: list[str] = _held_types() + [
     "mlneighbors.lamlknn.LAMLkNN",
     "mlneighbors.lpknn.LPkNN",
     "mlneighbors.mlknn.MLkNN",
+    "mlneighbors.pipeline.Pipeline",
 ]
 
 
 def _skops_io() -> Any:
+    from ._imports import import_skops_io
+
     try:
-        import skops.io
+        return import_skops_io()
     except ImportError as exc:
         raise ImportError("saving and loading models needs skops: pip install 'mlneighbors[persist]'") from exc
-    return skops.io
 
 
 def save(model: Any, path: str | os.PathLike[str]) -> None:
@@ -121,7 +124,9 @@ def load(path: str | os.PathLike[str]) -> Any:
     Returns
     -------
     model : estimator
-        The fitted model (its neighbour index is rebuilt on first use).
+        The fitted model (its neighbour index is rebuilt on first use).  A scikit-learn
+        Pipeline ending in a model of the package comes back as
+        :class:`mlneighbors.Pipeline` (which has ``predict_top_k``), whichever version wrote it.
 
     Raises
     ------
@@ -166,7 +171,9 @@ def load(path: str | os.PathLike[str]) -> Any:
     if not callable(getattr(model, "fit", None)):
         raise ModelFileError(f"{path} is not a model file: it is a skops file of a {type(model).__name__}, "
                              "not of a fitted model", path=path)
-    return model
+    from .pipeline import upgraded
+
+    return upgraded(model)  # an older file's scikit-learn Pipeline gains predict_top_k
 
 
 # -- what a file that is not a loadable skops file is -------------------------------------------

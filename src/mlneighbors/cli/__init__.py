@@ -9,11 +9,14 @@ Uses only the public API.  Every command that prints results takes ``--format
 table|json|csv`` (JSON and CSV carry the dataset, protocol, seed, model parameters and the
 library's version); a bad argument prints one line naming the problem and the valid
 choices, and exits with status 2; Ctrl-C prints one line and exits with 130, leaving no
-half-written output.  Long runs show a progress bar (tqdm, when it is installed) on
-standard error when it is a terminal, unless ``--quiet``.
+half-written output (a second Ctrl-C while it winds down is ignored).  A run prints what it
+computes (model, data, protocol, scaling) before it starts, then progress bars that move
+within each fold (the blocks of every neighbour search; tqdm, when it is installed) on
+standard error when it is a terminal, unless ``--quiet``.  Warnings are printed as one line,
+``warning: ...``.
 """
 
 from ._common import CLIError, format_rows
-from ._main import build_parser, main
+from ._main import build_parser, main, run
 
-__all__ = ["CLIError", "build_parser", "format_rows", "main"]
+__all__ = ["CLIError", "build_parser", "format_rows", "main", "run"]

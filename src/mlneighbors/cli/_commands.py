@@ -6,22 +6,26 @@ import argparse
 import os
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from .. import __version__
+from .._progress import task
 from ._common import (
     DEFAULT_METRICS,
     CLIError,
     Outputs,
+    check_out_file,
     choice_error,
     emit,
     format_rows,
+    header,
     jsonable,
     note,
-    progress_factory,
+    prepare_folder,
+    relay_warnings,
 )
 from ._data import Data, describe_scale, labels_of, load, read_file, scale_for
 from ._models import apply_backend, backend, build_models, dask_client, model_params
@@ -128,26 +132,13 @@ def _protocol(args: argparse.Namespace, data: Data, cmd: str) -> tuple[dict[str,
             f"{n_folds}-fold stratified CV (seed {args.seed}, {n_train} instances)")
 
 
-def _clipped_notices(caught: Sequence[warnings.WarningMessage], quiet: bool) -> None:
-    """One line per distinct clipped k (the runner fits many folds)."""
-    from ..exceptions import NeighborsWarning
-
-    seen = []
-    for w in caught:
-        if issubclass(w.category, NeighborsWarning):
-            text = str(w.message).split("; using ")
-            msg = f"{text[0]}; using {text[1]}" if len(text) == 2 else str(w.message)
-            if msg not in seen:
-                seen.append(msg)
-    for msg in seen:
-        note(msg, quiet)
-
-
-def _run_models(args: argparse.Namespace, cmd: str, names: Sequence[str]) -> tuple[dict, dict[str, Any], str]:
+def _run_models(args: argparse.Namespace, cmd: str, names: Sequence[str],
+                title: Callable[[str, str], str]) -> tuple[dict, dict[str, Any]]:
     """Fit and score every model on the split or on every fold (``evaluate_models``: one
-    neighbour search per fold, shared by the models).
+    neighbour search per fold, shared by the models), after printing the header
+    ``title(dataset, protocol and scaling)``.
 
-    Returns ``({model: {metric: [value per fold]}}, metadata, header text)``.
+    Returns ``({model: {metric: [value per fold]}}, metadata)``.
     """
     from sklearn.utils._param_validation import InvalidParameterError
 
@@ -156,23 +147,20 @@ def _run_models(args: argparse.Namespace, cmd: str, names: Sequence[str]) -> tup
     metrics = _check_metrics(args.metrics, cmd)
     models = build_models(names, args.k, args.param or [], cmd, args.seed)
     backend_name, backend_params = backend(args, cmd)
-    data = load(args, cmd)
+    with task("reading the data", total=1):  # a large file: its bar's clock runs while it is read
+        data = load(args, cmd)
     where, what = _protocol(args, data, cmd)
     scale = scale_for(args, data.train.X)
-    factory = progress_factory(args.quiet)
-    n_parts = 1 if "test" in where else where["cv"]
-    bar = factory(n_parts * len(models), f"{cmd} {os.path.basename(data.label)}") if factory else None
-    try:
+    # what the run computes, said before the computing starts
+    header(title(data.label, f"{what}; {describe_scale(scale, args.scale is not None)}"), args.format, args.quiet)
+    try:  # the folds and the searches report to the progress bars (main installs them)
         with dask_client(args), warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             results = evaluate_models(models, data.train.X, labels_of(data.train), metrics=metrics, scale=scale,
-                                      progress=bar, backend=backend_name, backend_params=backend_params, **where)
+                                      backend=backend_name, backend_params=backend_params, **where)
     except InvalidParameterError as exc:  # a bad --param value, found by the model
         raise CLIError(f"mlneighbors {cmd}: {exc}") from None
-    finally:
-        if bar is not None:
-            bar.close()
-    _clipped_notices(caught, args.quiet)
+    relay_warnings(caught, args.quiet)
     out = {}
     for name, result in results.items():
         out[name] = {m: list(result.per_fold[m]) for m in metrics}
@@ -186,11 +174,11 @@ def _run_models(args: argparse.Namespace, cmd: str, names: Sequence[str]) -> tup
         "params": jsonable(model_params(models)),
         "mlneighbors": __version__,
     }
-    return out, meta, f"{what}; {describe_scale(scale, args.scale is not None)}"
+    return out, meta
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    results, meta, what = _run_models(args, "evaluate", [args.model])
+    results, meta = _run_models(args, "evaluate", [args.model], lambda data, what: f"{args.model} on {data}: {what}")
     per_metric = results[args.model]
     folds = len(per_metric["fit_predict_seconds"])
     rows = [
@@ -198,7 +186,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         for metric, values in per_metric.items()
     ]
     meta["model"] = args.model
-    emit(rows, args.format, ["metric", "value", "std"], meta, header=f"{args.model} on {meta['dataset']}: {what}")
+    emit(rows, args.format, ["metric", "value", "std"], meta)
     return 0
 
 
@@ -210,11 +198,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise CLIError(f"mlneighbors compare: --models is empty; valid: {', '.join(MODELS)}")
     if len(set(names)) != len(names):
         raise CLIError("mlneighbors compare: --models names a model twice")
-    results, meta, what = _run_models(args, "compare", names)
+    results, meta = _run_models(args, "compare", names, lambda data, what: f"{data}: {what}; mean over folds")
     metrics = list(results[names[0]])
     rows = [{"metric": m, **{n: float(np.mean(results[n][m])) for n in names}} for m in metrics]
     meta["models"] = names
-    emit(rows, args.format, ["metric", *names], meta, header=f"{meta['dataset']}: {what}; mean over folds")
+    emit(rows, args.format, ["metric", *names], meta)
     return 0
 
 
@@ -225,17 +213,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def cmd_fit(args: argparse.Namespace) -> int:
     """Fit a model on all of DATA (scaler and model in one Pipeline) and save it."""
-    from sklearn.pipeline import Pipeline
     from sklearn.utils._param_validation import InvalidParameterError
 
     from .. import save
-    from .._files import check_writable
     from ..model_selection import make_scaler
+    from ..pipeline import Pipeline
 
     models = build_models([args.model], args.k, args.param or [], "fit", args.seed)
     apply_backend(models, *backend(args, "fit"))
-    check_writable(os.path.dirname(os.path.abspath(args.out)))
+    check_out_file(args.out, "fit")
     args.outputs = Outputs(args.out)
+    prepare_folder(os.path.dirname(os.path.abspath(args.out)), args.outputs)
     data = load(args, "fit", whole=True)
     scale = scale_for(args, data.train.X)
     scaler = make_scaler(scale, sparse=hasattr(data.train.X, "tocsr"))
@@ -247,7 +235,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
             pipeline.fit(data.train.X, labels_of(data.train))
         except InvalidParameterError as exc:
             raise CLIError(f"mlneighbors fit: {exc}") from None
-    _clipped_notices(caught, args.quiet)
+    relay_warnings(caught, args.quiet)
     pipeline.label_names_ = [str(n) for n in data.train.label_names]
     if data.train.named:  # predict matches a file's columns to these by name
         pipeline.feature_names_ = [str(n) for n in data.train.feature_names]
@@ -282,46 +270,42 @@ def _storage_for(model: Any, X: Any) -> Any:
     return X.toarray() if sp.issparse(X) and dense_only else X
 
 
-def _top_k(model: Any, X: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """The k best labels per row, best first, ties by the lower label index: the model's own
-    predict_top_k (after the pipeline's scaler), without forming the full score rows."""
-    steps = getattr(model, "steps", None)
-    if steps:
-        X = model[:-1].transform(X) if len(steps) > 1 else X
-        model = steps[-1][1]
-    scores, labels = model.predict_top_k(X, k)
-    return labels, scores
-
-
 def cmd_predict(args: argparse.Namespace) -> int:
     """Predictions (and scores, or the top k labels) of a saved model for the rows of DATA."""
     from .._files import atomic_path
 
     if args.top_k is not None and args.top_k < 1:
         raise CLIError(f"mlneighbors predict: --top-k must be at least 1, got {args.top_k}")
-    check_out = os.path.dirname(os.path.abspath(args.out))
-    from .._files import check_writable
-
-    check_writable(check_out)
+    arff = args.out.endswith(".arff") and args.top_k is None
+    for target in [args.out] + ([args.out[: -len(".arff")] + ".xml"] if arff else []):
+        check_out_file(target, "predict")
     args.outputs = Outputs(args.out)
+    prepare_folder(os.path.dirname(os.path.abspath(args.out)), args.outputs)
     model = _load_model(args.model_file)
     data = read_file(args.data, args, "predict", like=model)  # exactly the model's features, in its order
     X = _storage_for(model, data.X)
     names = list(getattr(model, "label_names_", [f"label{j}" for j in range(len(getattr(model, 'classes_', [])))]))
     scores = np.asarray(model.predict_proba(X)) if args.scores and not args.top_k else None
-    kind = "arff" if args.out.endswith(".arff") else "csv"
+    top_k = args.top_k
+    if top_k is not None and not hasattr(model, "predict_top_k"):
+        raise CLIError(f"mlneighbors predict: the model in {args.model_file} ({type(model).__name__}) cannot rank "
+                       "labels (no predict_top_k); drop --top-k")
+    if top_k is not None and top_k > len(names):  # every label, ranked: the request's best reading
+        note(f"--top-k {top_k} is more than the model's {len(names)} labels; writing all {len(names)}, ranked",
+             args.quiet)
+        top_k = len(names)
     with atomic_path(args.out) as tmp:
-        if args.top_k is not None:
-            labels, top = _top_k(model, X, min(args.top_k, len(names)))
+        if top_k is not None:
+            top, labels = model.predict_top_k(X, top_k)  # without forming the full score rows
             _write_top_k(tmp, labels, top, names)
-        elif kind == "arff":
+        elif arff:
             _write_mulan(tmp, data, np.asarray(model.predict(X)), names)
         else:
             _write_predictions(tmp, np.asarray(model.predict(X)), scores, names)
-    if kind == "arff" and args.top_k is None:
+    if arff:
         _write_mulan_xml(args.out[: -len(".arff")] + ".xml", names)
     if not args.quiet:
-        what = f"the top {args.top_k} labels" if args.top_k else "predictions" + (" and scores" if args.scores else "")
+        what = f"the top {top_k} labels" if top_k else "predictions" + (" and scores" if args.scores else "")
         print(f"wrote {args.out}: {what} for {X.shape[0]} rows of {args.data}")
     return 0
 
@@ -338,12 +322,14 @@ def _write_predictions(path: Any, predictions: np.ndarray, scores: np.ndarray | 
 
 
 def _write_top_k(path: Any, labels: np.ndarray, scores: np.ndarray, names: list[str]) -> None:
+    """Per row the k best labels, best first: ``label:top1,score:top1,label:top2,...`` (the
+    names' pattern of ``--scores``: ``score:<what it is the score of>``)."""
     import csv
 
     k = labels.shape[1]
     with open(path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh, lineterminator="\n")
-        writer.writerow([c for j in range(1, k + 1) for c in (f"label_{j}", f"score_{j}")])
+        writer.writerow([c for j in range(1, k + 1) for c in (f"label:top{j}", f"score:top{j}")])
         for i in range(len(labels)):
             writer.writerow([c for j in range(k) for c in (names[labels[i, j]], f"{scores[i, j]:.6g}")])
 
@@ -397,8 +383,7 @@ def _write_mulan_xml(path: str, names: list[str]) -> None:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from .._files import check_writable
-    from ..experiments import COLUMNS, list_papers, reproduce
+    from ..experiments import COLUMNS, get_paper, list_papers, reproduce
 
     papers = list_papers()
     wanted = papers if args.paper == "all" else [args.paper]
@@ -412,20 +397,19 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             raise ImportError("the figures need matplotlib: pip install 'mlneighbors[plot]' "
                               "(or pass --no-figures)") from None
     backend_name, backend_params = backend(args, "reproduce")
-    check_writable(args.out)  # before any computing
     args.outputs = Outputs(args.out)
-    factory = progress_factory(args.quiet)
+    prepare_folder(args.out, args.outputs)  # before any computing
     tidy: list[dict[str, Any]] = []
     with dask_client(args):  # one cluster for every paper of the run
         for name in wanted:
-            with warnings.catch_warnings():
+            header(f"== {name}: {get_paper(name).TITLE}" + (" (quick)" if args.quick else ""), args.format, args.quiet)
+            with warnings.catch_warnings():  # the steps report to the progress bars (main installs them)
                 warnings.simplefilter("ignore")
                 rep = reproduce(name, quick=args.quick, out=args.out, data_home=args.data_home,
-                                figures=not args.no_figures, progress=factory, random_state=args.seed,
+                                figures=not args.no_figures, random_state=args.seed,
                                 backend=backend_name, backend_params=backend_params)
             args.outputs.done.append(rep.paper)
             if args.format == "table":
-                print(f"== {rep.paper}: {rep.title}")
                 for title, rows in rep.tables():
                     compared = any(" / " in str(v) for r in rows for v in r.values())
                     extra = "  (ours / paper; * differs by more than 0.02)" if compared else ""

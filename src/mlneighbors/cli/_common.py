@@ -7,12 +7,18 @@ import csv
 import difflib
 import io
 import json
+import os
 import sys
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 FORMATS = ("table", "json", "csv")
+
+#: seconds a step runs before its progress bar appears (quick commands print no bar)
+BAR_DELAY = 1.0
 
 #: metrics evaluate and compare report unless --metrics says otherwise
 DEFAULT_METRICS = (
@@ -40,15 +46,50 @@ class Parser(argparse.ArgumentParser):
 
 @dataclass
 class Outputs:
-    """What a command has written so far, for the line printed when it is interrupted."""
+    """What a command has written so far, for the line printed when it is interrupted, and
+    the folders it created for its outputs (removed again if it ends with nothing in them)."""
 
     folder: str
     done: list[str] = field(default_factory=list)
+    created: list[Path] = field(default_factory=list)
 
     def interrupted(self) -> str:
         if not self.done:
             return f"interrupted; nothing written to {self.folder}"
         return f"interrupted; {self.folder} holds only complete runs ({', '.join(self.done)})"
+
+    def discard_empty(self) -> None:
+        """Remove the folders this command created that are still empty (deepest first)."""
+        for folder in self.created:
+            try:
+                folder.rmdir()
+            except OSError:  # something is in it (or it is gone): leave it
+                return
+
+
+def prepare_folder(folder: str | os.PathLike[str], outputs: Outputs) -> None:
+    """Create ``folder`` if needed and prove it writable (before any computing); the folders
+    created are remembered in ``outputs``, to be removed if the command fails."""
+    from .._files import check_writable
+
+    path = Path(os.path.abspath(folder))
+    missing = []
+    while not path.exists() and path.parent != path:
+        missing.append(path)
+        path = path.parent
+    outputs.created = missing  # deepest first
+    try:
+        check_writable(folder)
+    except OSError:
+        outputs.discard_empty()
+        raise
+
+
+def check_out_file(path: str, cmd: str) -> None:
+    """``--out`` must name a file: a folder there is refused, naming it."""
+    if os.path.isdir(path):
+        raise CLIError(f"mlneighbors {cmd}: --out {path} is a folder; give a file name, e.g. "
+                       f"{os.path.join(path, 'model.skops' if cmd == 'fit' else 'predictions.csv')}")
 
 
 def choice_error(what: str, value: str, valid: Sequence[str], cmd: str) -> CLIError:
@@ -140,13 +181,11 @@ def jsonable(value: Any) -> Any:
     return repr(value)
 
 
-def emit(rows: list[dict[str, Any]], fmt: str, columns: Sequence[str], meta: dict[str, Any],
-         header: str | None = None) -> None:
-    """Print results: a table under a header line, or JSON / CSV that carry ``meta`` (the
-    dataset, protocol, seed, model parameters and library version) with the rows."""
+def emit(rows: list[dict[str, Any]], fmt: str, columns: Sequence[str], meta: dict[str, Any]) -> None:
+    """Print results: a table (under the header printed when the run started), or JSON /
+    CSV that carry ``meta`` (the dataset, protocol, seed, model parameters and library
+    version) with the rows."""
     if fmt == "table":
-        if header:
-            print(header)
         print(format_rows(rows, "table", columns))
     elif fmt == "json":
         print(json.dumps({**meta, "results": [{c: r.get(c) for c in columns} for r in rows]}, indent=2))
@@ -155,29 +194,72 @@ def emit(rows: list[dict[str, Any]], fmt: str, columns: Sequence[str], meta: dic
         print(format_rows([{**r, **flat} for r in rows], "csv", [*columns, *flat]))
 
 
-def progress_factory(quiet: bool) -> Callable[[int, str], Any] | None:
-    """tqdm bars on stderr when it is a terminal (and not --quiet); None otherwise.
+def progress_listener(quiet: bool) -> Any:
+    """The progress bars of a run: tqdm bars on stderr when it is a terminal (and not
+    --quiet), None otherwise (nothing is drawn).
 
-    The bar appears only once a run has lasted more than a second and a half, so quick
-    commands print nothing extra.  Without tqdm there is no bar (it is an optional extra).
+    Every long computation reports to it (``mlneighbors._progress``): the fits of the folds,
+    the blocks of each neighbour search, the reproductions' steps.  A bar appears once its
+    step has lasted a second, so quick commands print nothing extra.  Without tqdm there is
+    no bar (it is an optional extra).
     """
     if quiet or not sys.stderr.isatty():
         return None
     try:
-        from tqdm import tqdm
+        from .._progress import TqdmBars
+
+        return TqdmBars(sys.stderr, delay=BAR_DELAY)
     except ImportError:
         return None
 
-    def factory(total: int, desc: str) -> Any:
-        return tqdm(total=total, desc=desc, file=sys.stderr, leave=False, delay=1.5, dynamic_ncols=True)
 
-    return factory
+def header(text: str, fmt: str, quiet: bool) -> None:
+    """What a run computes, printed before it starts: above the table on standard output,
+    or on standard error where standard output is JSON or CSV (not with --quiet)."""
+    if fmt == "table":
+        print(text, flush=True)
+    elif not quiet:
+        print(text, file=sys.stderr, flush=True)
 
 
 def note(message: str, quiet: bool = False) -> None:
     """A one-line notice on standard error (k clipped, a default chosen for the user)."""
     if not quiet:
         print(f"note: {message}", file=sys.stderr)
+
+
+def warning_line(message: Any) -> None:
+    """A warning as one line on standard error: ``warning: <message>`` (no source line)."""
+    print(f"warning: {' '.join(str(message).split())}", file=sys.stderr)
+
+
+def show_warning(message: Any, category: Any, filename: str, lineno: int, file: Any = None,
+                 line: Any = None) -> None:
+    """``warnings.showwarning`` for the command line: the message only, on one line."""
+    warning_line(message)
+
+
+def relay_warnings(caught: Sequence[warnings.WarningMessage], quiet: bool) -> None:
+    """The warnings recorded while fitting, once each: a clipped k as a note (the runner fits
+    many folds: one line per distinct k), any other as a warning line (per kind: the first
+    message, with how many others like it)."""
+    from ..exceptions import NeighborsWarning
+
+    notes: list[str] = []
+    others: dict[type, list[str]] = {}
+    for w in caught:
+        if issubclass(w.category, NeighborsWarning):
+            text = str(w.message).split("; using ")
+            msg = f"{text[0]}; using {text[1]}" if len(text) == 2 else str(w.message)
+            if msg not in notes:
+                notes.append(msg)
+        elif str(w.message) not in others.setdefault(w.category, []):
+            others[w.category].append(str(w.message))
+    for msg in notes:
+        note(msg, quiet)
+    for messages in others.values():
+        more = len(messages) - 1
+        warning_line(messages[0] + (f" (and {more} similar warning{'s' if more > 1 else ''})" if more else ""))
 
 
 def _is_number(value: Any) -> bool:

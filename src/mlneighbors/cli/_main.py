@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import warnings
 from collections.abc import Sequence
 
 from .. import __version__
+from .._progress import listen
 from ..exceptions import ChecksumError, DatasetNotFoundError
 from ._commands import (
     DEFAULT_OUT,
@@ -18,7 +21,7 @@ from ._commands import (
     cmd_predict,
     cmd_reproduce,
 )
-from ._common import DEFAULT_METRICS, FORMATS, CLIError, Parser
+from ._common import DEFAULT_METRICS, FORMATS, CLIError, Parser, progress_listener, show_warning
 from ._data import add_data_args, add_scale_arg
 from ._models import add_backend_args
 
@@ -42,7 +45,8 @@ def _evaluate_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--metrics", metavar="M1,M2", help=f"metrics to report (default: {','.join(DEFAULT_METRICS)})")
     add_backend_args(p)
     p.add_argument("--format", choices=FORMATS, default="table")
-    p.add_argument("--quiet", action="store_true", help="no progress bar, no notes")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bars, no notes (and with --format json|csv no header on stderr)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -103,8 +107,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, metavar="FILE",
                    help="predictions.csv (0/1 per label, the labels' names as header, the input's row order), "
                         "or FILE.arff for a Mulan ARFF (the rows' features and predicted labels) + FILE.xml")
-    p.add_argument("--scores", action="store_true", help="add one score column per label (CSV)")
-    p.add_argument("--top-k", type=int, metavar="N", help="write per row the N best labels and their scores instead")
+    p.add_argument("--scores", action="store_true", help="add one score column per label, score:<label> (CSV)")
+    p.add_argument("--top-k", type=int, metavar="N",
+                   help="write per row the N best labels and their scores instead, best first: columns "
+                        "label:top1,score:top1,label:top2,... (N above the number of labels: all of them)")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_predict)
 
@@ -118,17 +124,35 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data-home", metavar="DIR")
     add_backend_args(p)
     p.add_argument("--format", choices=FORMATS, default="table")
-    p.add_argument("--quiet", action="store_true", help="no progress bar, no summary line")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bars, no summary line (and with --format json|csv no header on stderr)")
     p.set_defaults(func=cmd_reproduce)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
+    parsed: list[argparse.Namespace] = []
+    code = 1
+    try:
+        code = _main(argv, parsed)
+        return code
+    finally:  # failed or interrupted: no empty folder left behind
+        outputs = getattr(parsed[0], "outputs", None) if parsed else None
+        if code != 0 and outputs is not None:
+            outputs.discard_empty()
+
+
+def _main(argv: Sequence[str] | None, parsed: list[argparse.Namespace]) -> int:
     args = None
     try:
         args = build_parser().parse_args(argv)
-        return int(args.func(args))
+        parsed.append(args)
+        # progress bars for every long computation (when stderr is a terminal and not --quiet),
+        # and warnings as one line each, without the library's source line
+        with listen(progress_listener(getattr(args, "quiet", False))), warnings.catch_warnings():
+            warnings.showwarning = show_warning
+            return int(args.func(args))
     except KeyboardInterrupt:
         outputs = getattr(args, "outputs", None)
         print(f"mlneighbors: {outputs.interrupted() if outputs else 'interrupted'}", file=sys.stderr)
@@ -147,3 +171,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = " ".join(str(exc).split())  # one line, whatever the exception's layout
         print(f"mlneighbors: error: {message}", file=sys.stderr)
         return 1
+
+
+def run() -> None:
+    """The program ``mlneighbors`` (and ``python -m mlneighbors``): :func:`main`, with Ctrl-C
+    handled once.
+
+    The first SIGINT interrupts the run (one line, exit status 130); any later one is
+    ignored, so that a second Ctrl-C pressed while the run winds down (its worker threads
+    finish their current block before the interpreter exits) cannot print a traceback.
+    """
+    interrupted = []
+
+    def on_sigint(signum: int, frame: object) -> None:
+        if interrupted:  # a second signal that arrived before the first was handled
+            return
+        interrupted.append(signum)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not if the caller chose otherwise
+        signal.signal(signal.SIGINT, on_sigint)
+    sys.exit(main())

@@ -44,21 +44,33 @@ class ProgressBar(Protocol):
 ProgressFactory = Callable[[int, str], ProgressBar]
 
 
-class _NoProgress:
+class _Progress:
+    """The reproduction's task (told to the package's progress listener, if any) and the
+    caller's bar (if any), advanced together."""
+
+    def __init__(self, task: Any, bar: ProgressBar | None) -> None:
+        self.task, self.bar = task, bar
+
     def update(self, n: int = 1) -> None:
-        pass
+        self.task.advance(n)
+        if self.bar is not None:
+            self.bar.update(n)
 
     def close(self) -> None:
-        pass
+        if self.bar is not None:
+            self.bar.close()
 
 
 @contextmanager
 def progress_bar(factory: ProgressFactory | None, total: int, desc: str) -> Iterator[ProgressBar]:
-    bar = factory(total, desc) if factory is not None else _NoProgress()
-    try:
-        yield bar
-    finally:
-        bar.close()
+    from .._progress import task
+
+    with task(desc, total=total, unit="fits") as t:
+        progress = _Progress(t, factory(total, desc) if factory is not None else None)
+        try:
+            yield progress
+        finally:
+            progress.close()
 
 
 # --------------------------------------------------------------------------------------

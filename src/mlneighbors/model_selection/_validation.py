@@ -10,6 +10,7 @@ reproductions call it too.
 
 from __future__ import annotations
 
+import inspect
 import numbers
 import time
 from collections.abc import Callable, Hashable, Iterable, Mapping
@@ -23,6 +24,7 @@ from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import indexable
 
+from .._progress import task
 from ..metrics import METRICS, evaluate
 from ._split import MultilabelStratifiedKFold
 
@@ -376,6 +378,17 @@ def _route_backends(model: Any, caches: dict[Any, Any], k_max: int, backend: Any
         model.set_params(**updates)
 
 
+class _Both:
+    """Advances two progress objects (the task of the fits and a caller's ``progress``)."""
+
+    def __init__(self, first: Any, second: Any) -> None:
+        self.first, self.second = first, second
+
+    def update(self, n: int = 1) -> None:
+        self.first.update(n)
+        self.second.update(n)
+
+
 def _run_split(
     split: int,
     models: Mapping[Hashable, Any],
@@ -477,7 +490,9 @@ def evaluate_models(
     on_fit : callable, default=None
         Called with a :class:`FittedSplit` after each model of each split.
     progress : object with ``update(n)``, default=None
-        Advanced by one after each model of each split (a tqdm bar, say).
+        Advanced by one after each model of each split (a tqdm bar, say).  The fits and the
+        neighbour searches inside them are also reported to the package's progress setting
+        (``mlneighbors.config_context(progress=True)`` draws bars), whatever this is.
 
     Returns
     -------
@@ -535,11 +550,26 @@ def evaluate_models(
                     "(every sample in exactly one test fold)."
                 )
 
-    per_split = Parallel(n_jobs=n_jobs)(
-        delayed(_run_split)(j, models, part, names, need_pred, need_scores, scale, share_neighbors,
-                            (backend, backend_params), on_fit, progress)
-        for j, part in enumerate(parts)
-    )
+    # every fit is told to the progress listener, if any (mlneighbors._progress); the
+    # searches inside a fit report their blocks as tasks of their own
+    with task("fit and score", total=len(parts) * len(models), unit="fits") as fits:
+        if n_jobs in (None, 1):
+            steps = fits if progress is None else _Both(fits, progress)
+            per_split = [
+                _run_split(j, models, part, names, need_pred, need_scores, scale, share_neighbors,
+                           (backend, backend_params), on_fit, steps)
+                for j, part in enumerate(parts)
+            ]
+        else:  # the splits run elsewhere: each is told when its result comes back (joblib >= 1.3)
+            streams = "return_as" in inspect.signature(Parallel.__init__).parameters
+            per_split = []
+            for result in Parallel(n_jobs=n_jobs, **({"return_as": "generator"} if streams else {}))(
+                delayed(_run_split)(j, models, part, names, need_pred, need_scores, scale, share_neighbors,
+                                    (backend, backend_params), None, None)
+                for j, part in enumerate(parts)
+            ):
+                per_split.append(result)
+                fits.advance(len(models))
 
     results = {}
     for name in models:

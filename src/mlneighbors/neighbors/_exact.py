@@ -49,6 +49,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._config import CACHE_BYTES, working_memory_bytes
+from .._progress import task
 from ._base import BaseIndex, check_positive_int, resolve_n_jobs
 from ._distance import Matrix, Reference
 from ._proxy import Bounds, ProxyModel, U, is_integral, rerank
@@ -290,19 +291,22 @@ class ExactIndex(BaseIndex):
                 if a is None or stop.is_set():
                     return
                 self._search_block(Q, a, min(a + rows, nq), k, rest, dist, idx, buffers)
+                progress.advance(min(a + rows, nq) - a)
 
-        if n_threads > 1 and nq > rows:
-            pool = _thread_pool(n_threads)
-            with _blas_single_thread():
-                futures = [pool.submit(worker) for _ in range(n_threads)]
-                try:
-                    for future in futures:
-                        future.result()
-                except BaseException:  # Ctrl-C: do not leave the workers computing
-                    stop.set()
-                    raise
-        else:
-            worker()
+        # the blocks done are told to the progress listener, if any (mlneighbors._progress)
+        with task("neighbour search", total=nq, unit="rows") as progress:
+            if n_threads > 1 and nq > rows:
+                pool = _thread_pool(n_threads)
+                with _blas_single_thread():
+                    futures = [pool.submit(worker) for _ in range(n_threads)]
+                    try:
+                        for future in futures:
+                            future.result()
+                    except BaseException:  # Ctrl-C: do not leave the workers computing
+                        stop.set()
+                        raise
+            else:
+                worker()
         return dist, idx
 
     def _search_block(

@@ -1,0 +1,99 @@
+"""scikit-learn's Pipeline with the final model's ``predict_top_k``: what ``mlneighbors fit`` saves."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sklearn.pipeline import Pipeline as _SklearnPipeline
+from sklearn.utils.metaestimators import available_if
+
+__all__ = ["Pipeline"]
+
+
+def _final_has(name: str) -> Any:
+    def check(self: Any) -> bool:
+        final = self.steps[-1][1]
+        return final != "passthrough" and final is not None and hasattr(final, name)
+
+    return check
+
+
+class Pipeline(_SklearnPipeline):
+    """A scikit-learn :class:`~sklearn.pipeline.Pipeline` that also ranks labels.
+
+    Everything is scikit-learn's; added is :meth:`predict_top_k` (the transforms, then the
+    final model's own ``predict_top_k``), available when the final step has it, as every
+    model of the package does.  ``mlneighbors fit`` saves one of these (the scaler and the
+    model) with the training file's label names in ``label_names_``;
+    :func:`mlneighbors.load` returns one for a file that holds a plain scikit-learn Pipeline
+    whose model ranks labels (a file written before this class existed).
+
+    Parameters
+    ----------
+    steps : list of (name, estimator) tuples
+        The transforms, then the model (as for scikit-learn's Pipeline).
+    transform_input : list of str, default=None
+        As for scikit-learn's Pipeline (metadata routing).
+    memory : str or object with the joblib.Memory interface, default=None
+        As for scikit-learn's Pipeline (caching the fitted transforms).
+    verbose : bool, default=False
+        As for scikit-learn's Pipeline (the time each step takes).
+
+    Attributes
+    ----------
+    label_names_ : list of str
+        The label names of the file the command line fitted it on (set by ``mlneighbors
+        fit``; absent otherwise).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.preprocessing import MinMaxScaler
+    >>> from mlneighbors import BRkNN, Pipeline
+    >>> X = np.array([[0.0, 10.0], [0.1, 11.0], [1.0, 30.0], [1.1, 31.0]])
+    >>> Y = np.array([[1, 0, 0], [1, 0, 1], [0, 1, 0], [0, 1, 1]])
+    >>> model = Pipeline([("scale", MinMaxScaler()), ("model", BRkNN(2))]).fit(X, Y)
+    >>> scores, labels = model.predict_top_k([[0.05, 10.5]], k=2)  # its 2 neighbours: rows 0 and 1
+    >>> labels  # label 0 (both neighbours carry it), then label 2 (one does)
+    array([[0, 2]])
+    """
+
+    @available_if(_final_has("predict_top_k"))
+    def predict_top_k(self, X: Any, k: int) -> tuple[Any, Any]:
+        """The ``k`` best labels of every row after the transforms: the final model's
+        ``predict_top_k``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_queries, n_features)
+        k : int
+            ``1 <= k <= n_labels``.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_queries, k)
+            Best first.
+        labels : ndarray of shape (n_queries, k)
+            Label indices (into ``label_names_`` where the command line set it).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from mlneighbors import BRkNN, Pipeline
+        >>> X, Y = np.array([[0.0], [0.1], [1.0], [1.1]]), np.array([[1, 0], [1, 0], [0, 1], [0, 1]])
+        >>> Pipeline([("model", BRkNN(1))]).fit(X, Y).predict_top_k([[1.05]], k=1)[1]
+        array([[1]])
+        """
+        Xt = X
+        for _, _, transform in self._iter(with_final=False):
+            Xt = transform.transform(Xt)
+        return self.steps[-1][1].predict_top_k(Xt, k)
+
+
+def upgraded(model: Any) -> Any:
+    """``model`` itself, or, for a plain scikit-learn Pipeline whose final step ranks labels
+    (what ``mlneighbors fit`` saved before :class:`Pipeline` existed), the same object as a
+    :class:`Pipeline` (same state, one method more)."""
+    if type(model) is _SklearnPipeline and _final_has("predict_top_k")(model):
+        model.__class__ = Pipeline
+    return model
