@@ -551,3 +551,59 @@ def test_a_warning_outside_a_fit_is_one_line_too(problem, tmp_path, capsys):
     warned = [line for line in err if line.startswith("warning: ")]
     assert warned and len(warned) == len(err), err
     assert not any(".py:" in line or "warnings.warn" in line for line in err)
+
+
+# ---------------------------------------------------------------------------
+# libsvm files at predict and --test: numbered as the training file was
+
+
+def _svm_based(path, X, Y, base):
+    lines = []
+    for x, y in zip(X, Y, strict=True):
+        pairs = " ".join(f"{j + base}:{v:g}" for j, v in enumerate(x) if v != 0)
+        lines.append(f"{','.join(str(j) for j in np.flatnonzero(y))} {pairs}".strip())
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+@pytest.mark.parametrize("base", [0, 1])
+def test_fit_records_the_libsvm_base_and_predict_and_test_files_keep_it(base, problem, tmp_path, capsys):
+    """New rows that never use the first feature have no index 0 in either base: they are read
+    with the training file's base (recorded in the model by fit), not shifted by a guess."""
+    X, Y = problem
+    train = _svm_based(tmp_path / "train.svm", X, Y, base)
+    model_file = tmp_path / "m.skops"
+    assert main(["fit", "mlknn", train, "--out", str(model_file), "--k", "3", "--quiet"]) == 0
+    assert mlneighbors.load(model_file).libsvm_index_base_ == base
+    Q = X[:8].copy()
+    Q[:, 0] = 0
+    rows = _svm_based(tmp_path / "rows.svm", Q, np.zeros((8, 0), dtype=int), base)
+    out = tmp_path / "p.csv"
+    assert main(["predict", str(model_file), rows, "--out", str(out), "--quiet"]) == 0
+    np.testing.assert_array_equal(_predicted(out)[1], mlneighbors.load(model_file).predict(Q))
+    # --test: the same rule against the training file
+    test = _svm_based(tmp_path / "test.svm", Q, Y[:8], base)
+    assert main(["evaluate", train, "--test", test, "--model", "mlknn", "--k", "3", "--format", "json",
+                 "--metrics", "hamming_loss"]) == 0
+    from mlneighbors import MLkNN
+    from mlneighbors.metrics import hamming_loss
+
+    want = hamming_loss(Y[:8], MLkNN(3).fit(X, Y).predict(Q))
+    assert _json(capsys)["results"][0]["value"] == pytest.approx(want)
+
+
+@pytest.mark.parametrize("cmd", ["predict", "evaluate"])
+def test_index_0_against_a_1_based_training_file_is_one_line_naming_the_line(cmd, problem, tmp_path, capsys):
+    X, Y = problem
+    train = _svm_based(tmp_path / "train.svm", X, Y, 1)
+    model_file = tmp_path / "m.skops"
+    assert main(["fit", "mlknn", train, "--out", str(model_file), "--quiet"]) == 0
+    new = _svm_based(tmp_path / "new.svm", X[:3], Y[:3], 0)
+    argv = (["predict", str(model_file), new, "--out", str(tmp_path / "p.csv")] if cmd == "predict"
+            else ["evaluate", train, "--test", new, "--model", "mlknn"])
+    capsys.readouterr()
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert f"{new}, line 1: feature index 0, but " in err and "numbers the features from 1" in err
+    assert not (tmp_path / "p.csv").exists()

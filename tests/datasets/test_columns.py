@@ -233,6 +233,57 @@ def test_a_narrower_libsvm_file_is_padded_with_zero_features(unnamed, problem, t
     np.testing.assert_array_equal(data.X.toarray(), rows)
 
 
+# ---------------------------------------------------------------------------
+# libsvm rows read with their training file's index base, not a guess per file
+
+
+def _libsvm_references(problem, folder, base):
+    """The three things a libsvm file of new rows is read like: the training Dataset (as a test
+    part, or as rows to predict) and a fitted model that records the base, as `fit` writes."""
+    X, Y = problem
+    train = load_file(write_svm(folder / "train.svm", X, Y, base=base))
+    assert train.index_base == base  # every training row uses the first feature: no guess
+    model = Pipeline([("model", MLkNN(3))]).fit(train.X, train.Y)
+    model.libsvm_index_base_ = base
+    return {"test-part": (train, {}), "rows-of-the-set": (train, {"features_only": True}),
+            "model": (model, {})}
+
+
+@pytest.mark.parametrize("like", ["test-part", "rows-of-the-set", "model"])
+@pytest.mark.parametrize("base", [0, 1])
+@pytest.mark.parametrize("first_feature", ["used", "unused"])
+def test_a_libsvm_file_is_numbered_as_its_training_file(like, base, first_feature, problem, tmp_path):
+    """A file whose rows never use the first feature has no index 0 whatever its base: read on
+    its own it would be taken as 1-based; read like its training file it keeps its columns."""
+    X, Y = problem
+    reference, options = _libsvm_references(problem, tmp_path, base)[like]
+    rows = X[:5].copy()
+    if first_feature == "unused":
+        rows[:, 0] = 0
+    data = load_file(write_svm(tmp_path / "new.svm", rows, Y[:5], base=base), like=reference, **options)
+    assert data.index_base == base
+    np.testing.assert_array_equal(data.X.toarray(), rows)
+
+
+@pytest.mark.parametrize("like", ["test-part", "rows-of-the-set", "model"])
+def test_index_0_where_the_training_file_was_1_based_names_the_file_and_line(like, problem, tmp_path):
+    X, Y = problem
+    reference, options = _libsvm_references(problem, tmp_path, 1)[like]
+    path = write_svm(tmp_path / "new.svm", X[:4], Y[:4], base=0)
+    whose = "the model's training file" if like == "model" else r"the training data \S*train\.svm"
+    with pytest.raises(DatasetError, match=rf"new\.svm, line 1: feature index 0, but {whose} numbers the features "
+                                           "from 1"):
+        load_file(path, like=reference, **options)
+
+
+def test_a_model_that_records_no_base_leaves_the_guess_to_the_file(unnamed, problem, tmp_path):
+    """A model fitted in Python on arrays knows no libsvm base: the file's own rule applies."""
+    X, _ = problem
+    np.testing.assert_array_equal(load_file(write_svm(tmp_path / "n0.svm", X[:3], base=0), like=unnamed).X.toarray(),
+                                  X[:3])
+    np.testing.assert_array_equal(load_file(write_svm(tmp_path / "n1.svm", X[:3]), like=unnamed).X.toarray(), X[:3])
+
+
 def test_like_must_be_fitted_or_a_dataset(problem, tmp_path):
     X, _ = problem
     with pytest.raises(TypeError, match="like must be a Dataset or a fitted estimator"):

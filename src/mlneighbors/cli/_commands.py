@@ -239,6 +239,8 @@ def cmd_fit(args: argparse.Namespace) -> int:
     pipeline.label_names_ = [str(n) for n in data.train.label_names]
     if data.train.named:  # predict matches a file's columns to these by name
         pipeline.feature_names_ = [str(n) for n in data.train.feature_names]
+    if data.train.index_base is not None:  # predict numbers a libsvm file's features as these were
+        pipeline.libsvm_index_base_ = int(data.train.index_base)
     save(pipeline, args.out)
     if not args.quiet:
         d = data.train

@@ -41,6 +41,8 @@ class Reference:
     predict: bool  # rows to predict: the file's labels, if any, are not read
     verb: str = "has"  # "the model was fitted on 5 features"
     sparse: bool | None = None  # a training set's storage, which a test part takes on
+    index_base: int | None = None  # a libsvm training file's first feature index, for a libsvm file
+    base_from: str = ""  # whose index base that is, for the message on a file that contradicts it
 
     @classmethod
     def of(cls, like: Any) -> Reference:
@@ -55,6 +57,8 @@ class Reference:
                 like.n_labels,
                 predict=False,
                 sparse=like.is_sparse,
+                index_base=like.index_base,
+                base_from=what,
             )
         try:
             n_features = int(like.n_features_in_)
@@ -77,6 +81,9 @@ class Reference:
             None if labels is None else len(labels),
             predict=True,
             verb="was fitted on",
+            # `mlneighbors fit` on a libsvm file records its base
+            index_base=getattr(like, "libsvm_index_base_", None),
+            base_from="the model's training file",
         )
 
 

@@ -15,7 +15,7 @@ from mlneighbors.datasets._columns import Reference, align, refuse_missing
 from mlneighbors.datasets._csv import load_csv
 from mlneighbors.datasets._dataset import Dataset, DatasetError, shown_names
 from mlneighbors.datasets._formats import _load_arff
-from mlneighbors.datasets._libsvm import load_libsvm, row_lines
+from mlneighbors.datasets._libsvm import read_libsvm, row_lines
 from mlneighbors.datasets._mat import load_mat, load_mat_features
 
 __all__ = ["FORMATS", "load_file"]
@@ -86,7 +86,12 @@ def load_file(
         sides name their columns (ARFF attributes, a CSV header; a model's
         ``feature_names_`` or ``feature_names_in_``), they are matched by name:
         reordered where the order differs, a name missing or unknown refused;
-        else by position, the counts checked. See Notes.
+        else by position, the counts checked. A libsvm file is numbered as
+        the reference's libsvm training file was (its ``index_base``; a model
+        written by ``mlneighbors fit`` records it in ``libsvm_index_base_``),
+        not guessed from its own indices: a file without index 0 is not read
+        as 1-based when the training file was 0-based, and index 0 where the
+        training file was 1-based is refused, naming the line. See Notes.
     missing : {"error", "nan"}, default="error"
         What a missing feature value (an ARFF ``?``, an empty CSV cell, a CSV
         line with fewer fields than the header, a NaN in a libsvm or ``.mat``
@@ -183,7 +188,7 @@ def load_file(
             reference = replace(reference, predict=True)
             data = _read_rows(path, fmt, options, reference, features_only)
         else:
-            data = _read(path, fmt, options, False)
+            data = _read(path, fmt, options, False, reference)
             data = align(_widen_libsvm(data, reference) if fmt == "libsvm" else data, reference)
     if data.n_samples == 0:
         raise DatasetError(f"{path}: has no data rows; expected at least one row after the header")
@@ -209,8 +214,11 @@ class _Options:
         )
 
 
-def _read(path: Path, fmt: str, options: _Options, features_only: bool) -> Dataset:
-    """The file as a dataset, its labels found as the options say (none if ``features_only``)."""
+def _read(
+    path: Path, fmt: str, options: _Options, features_only: bool, reference: Reference | None = None
+) -> Dataset:
+    """The file as a dataset, its labels found as the options say (none if ``features_only``);
+    a libsvm file numbered from ``reference``'s base, where it has one."""
     if fmt == "arff":
         if features_only:
             return _load_arff(path, features_only=True)
@@ -223,7 +231,10 @@ def _read(path: Path, fmt: str, options: _Options, features_only: bool) -> Datas
             label_columns = _count_as_range(path, options.labels_first, options.labels_last)
         return load_csv(path, label_columns, header=options.header)
     if fmt == "libsvm":
-        data = load_libsvm(path)
+        if reference is None:
+            data = read_libsvm(path)
+        else:
+            data = read_libsvm(path, index_base=reference.index_base, base_from=reference.base_from)
         if features_only:
             if data.Y.any():
                 data.notes.append("the labels that start the lines are not read: rows to predict")
@@ -254,13 +265,13 @@ def _read_rows(
     """Rows to predict with ``reference``'s features: read whole and matched by name where
     both sides have names; else by position, a file that declares labels read without them."""
     if options.name_labels:  # the user says where the labels are: they are dropped
-        data = _read(path, fmt, options, False)
+        data = _read(path, fmt, options, False, reference)
         dropped = data.label_names
         data = align(replace(data, Y=data.Y[:, :0], label_names=[]), reference)
         if dropped:
             data.notes.append(f"the file's labels {shown_names(dropped)} are not read: rows to predict")
         return data
-    data = _read(path, fmt, options, True)
+    data = _read(path, fmt, options, True, reference)
     if reference.features is not None and data.named:
         declared: list[str] = []
         if fmt == "arff" and not features_only:
