@@ -31,6 +31,7 @@ FORMATS: dict[str, tuple[str, ...]] = {
 }
 _TEXT_FORMATS = ("arff", "libsvm", "csv")
 _SPLIT_SUFFIXES = ("-train", "-test", "_train", "_test")
+_SPARSE_SUFFIXES = ("-sparse", "_sparse")  # Mulan's sparse copies: Corel5k-train-sparse.arff
 
 
 def load_file(
@@ -60,9 +61,12 @@ def load_file(
         The format, whatever the extension says.
     xml : str or path-like, default=None
         ARFF: the Mulan XML naming the labels. When None (and no count is
-        given), ``<stem>.xml`` beside the file is used if it exists, else
-        ``<stem>.xml`` with a ``-train`` / ``-test`` / ``_train`` / ``_test``
-        ending removed (``emotions-train.arff`` finds ``emotions.xml``).
+        given), ``<stem>.xml`` beside the file is used if it exists, else the
+        first that exists of ``<stem>.xml`` with a ``-sparse`` / ``_sparse``
+        ending removed, then a ``-train`` / ``-test`` / ``_train`` / ``_test``
+        ending (Mulan's names: ``emotions-train.arff`` finds ``emotions.xml``,
+        ``Corel5k-train-sparse.arff`` finds ``Corel5k.xml``). No other
+        variant of the name is tried.
     labels_first, labels_last : int, default=None
         ARFF or CSV: the first (or last) n attributes are the labels. They
         decide over an XML found beside the file and over ``-C``.
@@ -392,8 +396,13 @@ def _arff(
 
 
 def _xml_beside(path: Path) -> Path | None:
+    """The Mulan XML beside an ARFF file: for ``<name>[-train|-test][-sparse].arff``,
+    ``<stem>.xml``, then each ending removed in turn (the sparse one first)."""
     stem = Path(path.name.removesuffix(".gz").removesuffix(".GZ")).stem
-    stems = [stem] + [stem[: -len(s)] for s in _SPLIT_SUFFIXES if stem.lower().endswith(s)]
+    stems = [stem]
+    for suffixes in (_SPARSE_SUFFIXES, _SPLIT_SUFFIXES):
+        last = stems[-1]
+        stems += [last[: -len(s)] for s in suffixes if last.lower().endswith(s)]
     for candidate in stems:
         xml = path.with_name(candidate + ".xml")
         if candidate and xml.is_file():
