@@ -43,6 +43,11 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one clear line, not a usage dump
         raise CLIError(f"{self.prog}: {message}")
 
+    def print_help(self, file: Any = None) -> None:
+        """argparse's, except that a closed standard output (``--help | head``) is not passed
+        over in silence: the command ends as any other whose reader went away."""
+        (file or sys.stdout).write(self.format_help())
+
 
 @dataclass
 class Outputs:
