@@ -607,3 +607,25 @@ def test_index_0_against_a_1_based_training_file_is_one_line_naming_the_line(cmd
     assert len(err.splitlines()) == 1
     assert f"{new}, line 1: feature index 0, but " in err and "numbers the features from 1" in err
     assert not (tmp_path / "p.csv").exists()
+
+
+@pytest.mark.parametrize(
+    "extra, out, needle",
+    [
+        (["--scores", "--top-k", "2"], "p.csv", "--scores and --top-k exclude each other"),
+        (["--top-k", "2", "--scores"], "p.csv", "--scores and --top-k exclude each other"),
+        (["--scores"], "p.arff", "--scores writes CSV columns, which an ARFF output (--out {out}"),
+        (["--top-k", "2"], "p.arff", "--top-k writes CSV columns, which an ARFF output (--out {out}"),
+    ],
+)
+def test_outputs_that_cannot_go_together_are_refused_not_dropped(extra, out, needle, files, tmp_path, capsys):
+    """Two requests one output cannot honour both: one line, exit 2, nothing written (top-k
+    used to win over --scores, and an .arff --out to get top-k CSV or lose the scores)."""
+    model_file = tmp_path / "m.skops"
+    assert main(["fit", "mlknn", *files["mulan"], "--out", str(model_file), "--quiet"]) == 0
+    capsys.readouterr()
+    out = tmp_path / "new" / out
+    assert main(["predict", str(model_file), *files["mulan"], "--out", str(out), *extra]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and needle.format(out=out) in err, err
+    assert not (tmp_path / "new").exists()

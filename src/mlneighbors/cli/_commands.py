@@ -278,7 +278,16 @@ def cmd_predict(args: argparse.Namespace) -> int:
 
     if args.top_k is not None and args.top_k < 1:
         raise CLIError(f"mlneighbors predict: --top-k must be at least 1, got {args.top_k}")
-    arff = args.out.endswith(".arff") and args.top_k is None
+    # options that one output could not honour both: refused, not one silently dropped
+    if args.scores and args.top_k is not None:
+        raise CLIError("mlneighbors predict: --scores and --top-k exclude each other: --top-k writes the score of "
+                       "each label it ranks (score:top1, ...); --scores one score column per label "
+                       "(score:<label>) beside the 0/1 predictions")
+    arff = args.out.endswith(".arff")
+    if arff and (args.scores or args.top_k is not None):
+        flag = "--scores" if args.scores else "--top-k"
+        raise CLIError(f"mlneighbors predict: {flag} writes CSV columns, which an ARFF output (--out {args.out}: the "
+                       f"rows and their predicted labels) has no place for; give --out FILE.csv")
     for target in [args.out] + ([args.out[: -len(".arff")] + ".xml"] if arff else []):
         check_out_file(target, "predict")
     args.outputs = Outputs(args.out)
@@ -287,7 +296,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     data = read_file(args.data, args, "predict", like=model)  # exactly the model's features, in its order
     X = _storage_for(model, data.X)
     names = list(getattr(model, "label_names_", [f"label{j}" for j in range(len(getattr(model, 'classes_', [])))]))
-    scores = np.asarray(model.predict_proba(X)) if args.scores and not args.top_k else None
+    scores = np.asarray(model.predict_proba(X)) if args.scores else None
     top_k = args.top_k
     if top_k is not None and not hasattr(model, "predict_top_k"):
         raise CLIError(f"mlneighbors predict: the model in {args.model_file} ({type(model).__name__}) cannot rank "

@@ -111,7 +111,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scores", action="store_true", help="add one score column per label, score:<label> (CSV)")
     p.add_argument("--top-k", type=int, metavar="N",
                    help="write per row the N best labels and their scores instead, best first: columns "
-                        "label:top1,score:top1,label:top2,... (N above the number of labels: all of them)")
+                        "label:top1,score:top1,label:top2,... (N above the number of labels: all of them; "
+                        "CSV; not with --scores)")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_predict)
 
