@@ -65,29 +65,17 @@ class Outputs:
 
     def discard_empty(self) -> None:
         """Remove the folders this command created that are still empty (deepest first)."""
-        for folder in self.created:
-            try:
-                folder.rmdir()
-            except OSError:  # something is in it (or it is gone): leave it
-                return
+        from .._files import remove_empty
+
+        remove_empty(self.created)
 
 
 def prepare_folder(folder: str | os.PathLike[str], outputs: Outputs) -> None:
     """Create ``folder`` if needed and prove it writable (before any computing); the folders
     created are remembered in ``outputs``, to be removed if the command fails."""
-    from .._files import check_writable
+    from .._files import make_folder
 
-    path = Path(os.path.abspath(folder))
-    missing = []
-    while not path.exists() and path.parent != path:
-        missing.append(path)
-        path = path.parent
-    outputs.created = missing  # deepest first
-    try:
-        check_writable(folder)
-    except OSError:
-        outputs.discard_empty()
-        raise
+    outputs.created = make_folder(folder)  # deepest first
 
 
 def check_out_file(path: str, cmd: str) -> None:
