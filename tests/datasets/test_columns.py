@@ -387,6 +387,49 @@ def test_a_missing_value_names_the_file_the_line_and_the_column(fmt, where, prob
     assert np.isnan(got[2, 1]) and np.isnan(got).sum() == 1
 
 
+@pytest.mark.parametrize(
+    "fmt, where",
+    [
+        ("arff", r"g\.arff, line 9: feature 'b' is -inf"),
+        ("arff-sparse", r"g\.arff, line 9: feature 'b' is -inf"),
+        ("csv", r"g\.csv, line 4: feature 'b' is -inf"),
+        ("csv-no-header", r"g\.csv, line 3: feature f1 \(column 1 of X\) is -inf"),
+        ("libsvm", r"g\.svm, line 3: feature f1 \(column 1 of X\) is -inf"),
+        ("mat", r"g\.mat, row 2: feature f1 \(column 1 of X\) is -inf"),
+    ],
+)
+def test_an_infinite_value_names_the_file_the_line_and_the_column(fmt, where, problem, tmp_path):
+    """No estimator takes an infinity: refused at reading, where the file and line are known
+    (scikit-learn's "Input X contains infinity" named neither), and kept with missing='nan'."""
+    X, _ = problem
+    rows = X[:4].copy()
+    rows[2, 1] = -np.inf
+    rows[3, [0, 2]] = np.inf, np.nan
+    path, options = {
+        "arff": lambda: (write_arff(tmp_path / "g.arff", FEATURES, rows), {}),
+        "arff-sparse": lambda: (write_arff(tmp_path / "g.arff", FEATURES, rows, sparse=True), {}),
+        "csv": lambda: (write_csv(tmp_path / "g.csv", FEATURES, rows), {}),
+        "csv-no-header": lambda: (write_csv(tmp_path / "g.csv", None, rows), {"header": False}),
+        "libsvm": lambda: (write_svm(tmp_path / "g.svm", rows), {}),
+        "mat": lambda: (write_mat(tmp_path / "g.mat", data=rows), {}),
+    }[fmt]()
+    with pytest.raises(DatasetError, match=where + r" \(1 missing value\(s\) and 1 more infinite value\(s\) in "
+                                                   r"the file\); the estimators take finite numbers only"):
+        load_file(path, features_only=True, **options)
+    kept = load_file(path, features_only=True, missing="nan", **options)
+    got = kept.X.toarray() if sp.issparse(kept.X) else kept.X
+    np.testing.assert_array_equal(got, rows)
+
+
+def test_a_file_with_no_feature_left_says_what_was_dropped(tmp_path):
+    path = tmp_path / "s.arff"
+    path.write_text("@relation r\n@attribute note string\n@attribute day date\n@attribute y {0,1}\n@data\n"
+                    "'a','2020-01-01',1\n'b','2020-01-02',0\n")
+    with pytest.raises(DatasetError, match=r"s\.arff: has no feature to use \(dropped string attribute\(s\) 'note'"
+                                           r".*date attribute\(s\) 'day'.*\); expected at least one numeric"):
+        load_file(path, labels_last=1)
+
+
 def test_a_short_csv_line_is_a_missing_value(tmp_path):
     path = tmp_path / "s.csv"
     path.write_text("a,b,c\n1,2,3\n4,5\n")

@@ -100,7 +100,9 @@ def load_file(
         What a missing feature value (an ARFF ``?``, an empty CSV cell, a CSV
         line with fewer fields than the header, a NaN in a libsvm or ``.mat``
         file) does: raise, naming the file, the line and the feature, or stay
-        NaN in ``X`` for an imputer (the estimators do not impute).
+        NaN in ``X`` for an imputer (the estimators do not impute). An
+        infinite value is refused the same way with "error", and kept with
+        "nan".
     split : {"all", "train", "test"}, default="all"
         ``.mat`` files holding a train/test split (see :func:`load_mat`): the
         part to read. "all" is every row, training rows first.
@@ -117,8 +119,9 @@ def load_file(
     Raises
     ------
     DatasetError
-        The format cannot be told, the file is malformed, holds no rows or a
-        missing value, or its columns do not match ``like``; every message is
+        The format cannot be told, the file is malformed, holds no rows, no
+        feature, or a missing or infinite value, or its columns do not match
+        ``like``; every message is
         one line naming the file, the line where there is one, and what was
         expected. An ARFF file with no XML and no count whose ``-C`` takes a
         column that is not binary as a label is refused (``-C`` is stale), and
@@ -196,6 +199,10 @@ def load_file(
             data = align(_widen_libsvm(data, reference) if fmt == "libsvm" else data, reference)
     if data.n_samples == 0:
         raise DatasetError(f"{path}: has no data rows; expected at least one row after the header")
+    if data.n_features == 0:
+        told = f" ({'; '.join(data.notes)})" if data.notes else ""
+        raise DatasetError(f"{path}: has no feature to use{told}; expected at least one numeric or nominal "
+                           "feature besides the labels")
     if missing == "error":
         # libsvm rows hold no line numbers: the file is read again for them, on a missing value only
         refuse_missing(data, fmt, (lambda: row_lines(path)) if fmt == "libsvm" else None)
