@@ -629,3 +629,130 @@ def test_outputs_that_cannot_go_together_are_refused_not_dropped(extra, out, nee
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and needle.format(out=out) in err, err
     assert not (tmp_path / "new").exists()
+
+
+# ---------------------------------------------------------------------------
+# what reached the user as a traceback: model files predict cannot use, sparse rows for a
+# model with a dense-only step, --param values of the wrong type, too few rows
+
+
+def _saved(path, model):
+    mlneighbors.save(model, path)
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "kind, needle",
+    [
+        ("unfitted-model", "holds an unfitted MLkNN: fit it before saving it"),
+        ("unfitted-pipeline", "holds an unfitted Pipeline: fit it before saving it"),
+        ("transformer", "holds a BLDA, which transforms features and predicts no labels"),
+        ("pipeline-ending-in-a-transformer", "holds a BLDA, which transforms features and predicts no labels"),
+        ("another-librarys-model", "holds a RidgeClassifier, not a model of mlneighbors"),
+    ],
+)
+@pytest.mark.parametrize("extra", [[], ["--scores"], ["--top-k", "2"]])
+def test_a_model_file_predict_cannot_use_is_one_line_naming_it(kind, needle, extra, files, problem, tmp_path, capsys):
+    from sklearn.linear_model import RidgeClassifier
+    from sklearn.preprocessing import MinMaxScaler
+
+    from mlneighbors import BLDA, MLkNN, Pipeline
+
+    X, Y = problem
+    model = {
+        "unfitted-model": lambda: MLkNN(3),
+        "unfitted-pipeline": lambda: Pipeline([("scale", MinMaxScaler()), ("model", MLkNN(3))]),
+        "transformer": lambda: BLDA().fit(X, Y),
+        "pipeline-ending-in-a-transformer": lambda: Pipeline([("scale", MinMaxScaler()), ("blda", BLDA())]).fit(X, Y),
+        "another-librarys-model": lambda: RidgeClassifier().fit(X, Y),  # skops trusts scikit-learn's
+    }[kind]()
+    model_file = _saved(tmp_path / "m.skops", model)
+    out = tmp_path / "new" / "p.csv"
+    assert main(["predict", model_file, *files["mulan"], "--out", str(out), *extra]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"mlneighbors predict: {model_file} {needle}" in err, err
+    assert not (tmp_path / "new").exists()
+
+
+@pytest.mark.parametrize(
+    "steps",
+    [["minmax"], ["normalizer", "minmax"], ["normalizer", "standard"], ["variance", "minmax"], ["pca"]],
+)
+@pytest.mark.parametrize("extra", [[], ["--scores"], ["--top-k", "2"]])
+def test_sparse_rows_reach_a_model_with_a_dense_only_step_anywhere(steps, extra, files, problem, tmp_path):
+    """libsvm rows are sparse; a Pipeline fitted on dense rows with a step that takes dense
+    data only (wherever it is) gets them densified: the predictions of the same rows, dense."""
+    from sklearn.decomposition import PCA
+    from sklearn.feature_selection import VarianceThreshold
+    from sklearn.preprocessing import MinMaxScaler, Normalizer, StandardScaler
+
+    from mlneighbors import MLkNN, Pipeline
+
+    X, Y = problem
+    make = {"minmax": MinMaxScaler, "standard": StandardScaler, "normalizer": Normalizer,
+            "variance": VarianceThreshold, "pca": lambda: PCA(3)}
+    model = Pipeline([(name, make[name]()) for name in steps] + [("model", MLkNN(3))]).fit(X, Y)
+    model_file = _saved(tmp_path / "m.skops", model)
+    rows = _features_only("libsvm", tmp_path, X[:9])
+    out = tmp_path / "p.csv"
+    assert main(["predict", model_file, *rows, "--out", str(out), "--quiet", *extra]) == 0
+    got = list(csv.reader(out.open()))[1:]
+    if extra[:1] == ["--top-k"]:
+        _, want = model.predict_top_k(X[:9], 2)
+        assert [[r[0], r[2]] for r in got] == [[f"label{j}" for j in row] for row in want]
+    else:
+        np.testing.assert_array_equal(np.array(got, dtype=float)[:, :3], model.predict(X[:9]))
+
+
+@pytest.mark.parametrize(
+    "param, needle",
+    [
+        ("backend_params=3", "--param backend_params for mlknn must be a JSON object"),
+        ("backend_params=[1, 2]", "--param backend_params for mlknn must be a JSON object"),
+        ('backend_params={"nprobe": 2}', "backend 'exact' got unexpected parameter(s) ['nprobe']"),
+        ("n_neighbors=true", "bad value 'true' for parameter 'n_neighbors' of mlknn: expected an integer"),
+        ("smoothing=false", "bad value 'false' for parameter 'smoothing' of mlknn: expected a number"),
+        ("n_jobs=true", "bad value 'true' for parameter 'n_jobs' of mlknn: the parameter takes no true/false"),
+    ],
+)
+@pytest.mark.parametrize("cmd", ["evaluate", "fit"])
+def test_a_param_of_the_wrong_type_is_one_line_before_anything_runs(cmd, param, needle, files, tmp_path, capsys):
+    """These reached the user as TypeError or AttributeError tracebacks from inside the fit."""
+    argv = (["evaluate", *files["mulan"], "--model", "mlknn", "--cv", "2"] if cmd == "evaluate"
+            else ["fit", "mlknn", *files["mulan"], "--out", str(tmp_path / "new" / "m.skops")])
+    assert main([*argv, "--param", param]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"mlneighbors {cmd}: " in err and needle in err, err
+    assert not (tmp_path / "new").exists()
+
+
+@pytest.mark.parametrize("model, param", [
+    ("bknn", "n_per_label=3"),
+    ("hybrid", "n_components=none"),  # a None default: any value its constraints take
+    ("hybrid", "backend=exact"),
+    ("mlknn", 'backend_params={"n_jobs": 1}'),
+])
+def test_params_of_the_right_type_still_run(model, param, files, capsys):
+    assert main(["evaluate", *files["mulan"], "--model", model, "--cv", "2", "--format", "json", "--quiet",
+                 "--param", param, "--metrics", "hamming_loss"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("rows, argv, needle", [
+    (3, ["--cv", "5"], "has 3 row(s); --cv 5 needs at least 5, one per fold"),
+    (6, [], "has 6 row(s); the default --cv 10 (no test part given) needs at least 10, one per fold"),
+])
+def test_too_few_rows_for_the_folds_names_the_file(rows, argv, needle, problem, tmp_path, capsys):
+    X, Y = problem
+    path = str(_csv(tmp_path / "few.csv", X[:rows], Y[:rows]))
+    assert main(["evaluate", path, "--label-columns", ",".join(LABELS), "--model", "mlknn", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"mlneighbors evaluate: {path} {needle}", err
+
+
+def test_what_a_model_finds_wrong_with_a_file_names_the_file(problem, tmp_path, capsys):
+    X, Y = problem
+    path = str(_csv(tmp_path / "one.csv", X[:1], Y[:1]))
+    assert main(["fit", "mlknn", path, "--label-columns", ",".join(LABELS), "--out", str(tmp_path / "m.skops")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"mlneighbors: error: {path}: ") and "minimum of 2 is required" in err, err

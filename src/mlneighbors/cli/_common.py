@@ -91,8 +91,15 @@ def choice_error(what: str, value: str, valid: Sequence[str], cmd: str) -> CLIEr
     return CLIError(f"mlneighbors {cmd}: unknown {what} {value!r}{hint}; valid: {', '.join(valid)}")
 
 
-def parse_value(text: str, default: Any) -> Any:
-    """A ``--param`` value as the parameter's type (from its default), else a literal guess."""
+def parse_value(text: str, default: Any, booleans: bool = True) -> Any:
+    """A ``--param`` value as the parameter's type (from its default), else a literal guess;
+    ``booleans``: whether true/false may be guessed (not for a parameter that takes none).
+
+    >>> parse_value("true", 10)
+    Traceback (most recent call last):
+    ...
+    ValueError: expected an integer
+    """
     low = text.strip().lower()
     if isinstance(default, bool):
         if low in ("true", "yes", "1", "on"):
@@ -102,7 +109,9 @@ def parse_value(text: str, default: Any) -> Any:
         raise ValueError("expected true or false")
     if low in ("none", "null"):
         return None
-    if low in ("true", "false"):
+    if low in ("true", "false") and not isinstance(default, (int, float)):
+        if not booleans:
+            raise ValueError("the parameter takes no true/false")
         return low == "true"
     if isinstance(default, int):
         try:
