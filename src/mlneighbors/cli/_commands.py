@@ -164,8 +164,8 @@ def _run_models(args: argparse.Namespace, cmd: str, names: Sequence[str],
                                       backend=backend_name, backend_params=backend_params, **where)
     except InvalidParameterError as exc:  # a bad --param value, found by the model
         raise CLIError(f"mlneighbors {cmd}: {exc}") from None
-    except ValueError as exc:  # what the models find wrong with these rows: said of the data it is about
-        raise ValueError(f"{data.label}: {exc}") from None
+    except ValueError as exc:  # the data it happened on, which scikit-learn's messages do not name
+        raise ValueError(f"{' '.join(str(exc).split())} (while fitting on {data.label})") from None
     relay_warnings(caught, args.quiet)
     out = {}
     for name, result in results.items():
@@ -241,8 +241,8 @@ def cmd_fit(args: argparse.Namespace) -> int:
             pipeline.fit(data.train.X, labels_of(data.train))
         except InvalidParameterError as exc:
             raise CLIError(f"mlneighbors fit: {exc}") from None
-        except ValueError as exc:  # what the model finds wrong with these rows: said of the data it is about
-            raise ValueError(f"{data.label}: {exc}") from None
+        except ValueError as exc:  # the data it happened on, which scikit-learn's messages do not name
+            raise ValueError(f"{' '.join(str(exc).split())} (while fitting on {data.label})") from None
     relay_warnings(caught, args.quiet)
     pipeline.label_names_ = [str(n) for n in data.train.label_names]
     if data.train.named:  # predict matches a file's columns to these by name

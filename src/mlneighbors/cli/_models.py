@@ -42,8 +42,9 @@ def _takes_booleans(model: Any, full: str) -> bool:
 
 
 def _check_backends(name: str, model: Any, cmd: str) -> None:
-    """The neighbour search ``--param backend=`` / ``backend_params=`` name, built unbuilt
-    before any data is read: an unknown backend, parameter or library as one line."""
+    """The neighbour search ``--param backend=`` / ``backend_params=`` / ``metric=`` name,
+    made (unbuilt) before any data is read: an unknown backend, metric, parameter or
+    library as one line."""
     from ..neighbors import get_index
 
     params = model.get_params(deep=True)
@@ -54,11 +55,11 @@ def _check_backends(name: str, model: Any, cmd: str) -> None:
         if options is not None and not isinstance(options, dict):
             raise CLIError(f"mlneighbors {cmd}: --param {key}_params for {name} must be a JSON object "
                            f"('{{\"key\": value}}'), got {options!r}")
-        try:  # with the backend's own metric: the model's is checked by the model
-            get_index(backend, **(options or {}))
+        metric = params.get(key[: -len("backend")] + "metric")  # None: the backend's own (hybrid's)
+        try:
+            get_index(backend, metric=metric, **(options or {}))
         except (TypeError, ValueError) as exc:
-            raise CLIError(f"mlneighbors {cmd}: --param {key}/{key}_params for {name}: "
-                           f"{' '.join(str(exc).split())}") from None
+            raise CLIError(f"mlneighbors {cmd}: --param for {name}: {' '.join(str(exc).split())}") from None
 
 
 def build_models(names: Sequence[str], k: int | None, params: Sequence[str], cmd: str, seed: int) -> dict[str, Any]:
