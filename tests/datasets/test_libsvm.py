@@ -76,8 +76,10 @@ def test_index_0_in_a_file_read_as_1_based_names_the_line(tmp_path):
     "kwargs, error, message",
     [
         ({"index_base": 2}, ValueError, r"index_base must be 0, 1 or None, got 2"),
-        ({"index_base": 1, "n_features": 3}, DatasetError, r"holds feature index 4, but n_features=3 \(indices from 1\)"),
-        ({"index_base": 0, "n_features": 4}, DatasetError, r"holds feature index 4, but n_features=4 \(indices from 0\)"),
+        ({"index_base": 1, "n_features": 3}, DatasetError,
+         r"holds feature index 4, but n_features=3 \(indices from 1\)"),
+        ({"index_base": 0, "n_features": 4}, DatasetError,
+         r"holds feature index 4, but n_features=4 \(indices from 0\)"),
     ],
 )
 def test_bad_bases_and_widths_are_named(kwargs, error, message, tmp_path):

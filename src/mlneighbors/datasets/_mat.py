@@ -130,7 +130,7 @@ def load_mat_features(path: PathLike) -> Dataset:
 def _is_real(dtype: np.dtype) -> bool:
     """Numbers a feature can be: not text, not objects, and not complex (whose imaginary part
     a cast to float64 drops without a word)."""
-    return dtype == bool or (np.issubdtype(dtype, np.number) and not np.issubdtype(dtype, np.complexfloating))
+    return dtype.kind == "b" or (np.issubdtype(dtype, np.number) and not np.issubdtype(dtype, np.complexfloating))
 
 
 def _is_matrix(value: object) -> bool:
