@@ -119,7 +119,7 @@ def collect() -> tuple[dict[str, Entry], dict[str, list[Entry]]]:
     by_key = {}
     for key, modules in exported.items():
         name = key[0]
-        home = next(m for m in HOME_ORDER if m in modules)
+        home = next((m for m in HOME_ORDER if m in modules), modules[0])  # a module not ranked: its own
         entry = Entry(home, name, kind_of(objects[key]), [f"{m}.{name}" for m in API_MODULES if m in modules])
         entries[entry.fullname] = entry
         by_key[key] = entry
