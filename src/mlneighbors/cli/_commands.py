@@ -24,7 +24,7 @@ from ._common import (
     progress_factory,
 )
 from ._data import Data, describe_scale, labels_of, load, read_file, scale_for
-from ._models import apply_backend, backend, build_models, dask_client, model_params
+from ._models import apply_backend, backend, build_models, dask_client, exact_note, model_params
 
 DEFAULT_OUT = "reproductions"
 
@@ -155,6 +155,7 @@ def _run_models(args: argparse.Namespace, cmd: str, names: Sequence[str]) -> tup
     backend_name, backend_params = backend(args, cmd)
     data = load(args, cmd)
     where, what = _protocol(args, data, cmd)
+    slow = exact_note(backend_name, data.train.X, cmd, args.quiet)
     scale = scale_for(args, data.train.X)
     factory = progress_factory(args.quiet)
     n_parts = 1 if "test" in where else where["cv"]
@@ -183,7 +184,7 @@ def _run_models(args: argparse.Namespace, cmd: str, names: Sequence[str]) -> tup
         "params": jsonable(model_params(models)),
         "mlneighbors": __version__,
     }
-    return out, meta, f"{what}; {describe_scale(scale, args.scale is not None)}"
+    return out, meta, f"{what}; {describe_scale(scale, args.scale is not None)}" + (f"; note: {slow}" if slow else "")
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
@@ -230,10 +231,12 @@ def cmd_fit(args: argparse.Namespace) -> int:
     from ..model_selection import make_scaler
 
     models = build_models([args.model], args.k, args.param or [], "fit", args.seed)
-    apply_backend(models, *backend(args, "fit"))
+    backend_name, backend_params = backend(args, "fit")
+    apply_backend(models, backend_name, backend_params)
     check_writable(os.path.dirname(os.path.abspath(args.out)))
     args.outputs = Outputs(args.out)
     data = load(args, "fit", whole=True)
+    exact_note(backend_name, data.train.X, "fit", args.quiet)
     scale = scale_for(args, data.train.X)
     scaler = make_scaler(scale, sparse=hasattr(data.train.X, "tocsr"))
     steps = ([("scale", scaler)] if scaler is not None else []) + [("model", models[args.model])]
@@ -246,11 +249,17 @@ def cmd_fit(args: argparse.Namespace) -> int:
             raise CLIError(f"mlneighbors fit: {exc}") from None
     _clipped_notices(caught, args.quiet)
     pipeline.label_names_ = [str(n) for n in data.train.label_names]
-    save(pipeline, args.out)
+    save(pipeline, args.out, include_index=args.include_index)
     if not args.quiet:
         d = data.train
+        fitted = models[args.model]
+        search = getattr(fitted, "backend_", None)
+        if search is not None and search != "exact":
+            search = f"; neighbours: {search}, recall@{fitted.n_neighbors_} {fitted.recall_:.3f}"
+        else:
+            search = ""
         print(f"wrote {args.out}: {args.model} fitted on {data.label} ({d.n_samples} rows, {d.n_features} features, "
-              f"{d.n_labels} labels); {describe_scale(scale, args.scale is not None)}")
+              f"{d.n_labels} labels); {describe_scale(scale, args.scale is not None)}{search}")
     return 0
 
 
