@@ -46,7 +46,7 @@ from .._config import working_memory_bytes
 from .._progress import task
 from ._base import BaseIndex, check_metric, check_positive_int, import_optional, resolve_n_jobs
 from ._distance import Matrix, Reference
-from ._loo import loo_kneighbors
+from ._loo import drop_self, loo_kneighbors
 from ._recall import DEFAULT_RECALL, RECALL_SAMPLE, calibrate, exact_loo, sample_rows, tie_aware_recall
 
 __all__ = ["FaissHNSWIndex", "FaissIVFIndex", "HnswlibIndex", "PyNNDescentIndex"]
@@ -58,6 +58,9 @@ _BUILD_BLOCK = 1 << 15
 _QUERY_BLOCK = 1 << 14
 # faiss IVF: cells per sqrt(n) rows when nlist is None
 _IVF_CELLS_PER_SQRT_N = 1.0
+# fewer sampled rows than this (an index of fewer than 5 * 20 rows): no held-out calibration,
+# the widest search
+_MIN_HELD = 20
 
 
 
@@ -75,7 +78,12 @@ def _dense32(A: Matrix) -> np.ndarray:
 
 class ApproximateIndex(BaseIndex):
     """Shared machinery of the approximate adapters (re-ranking, repairs, lazy import, the
-    recall measured and calibrated at build, saving the library's index as data)."""
+    recall measured and calibrated at build, saving the library's index as data).
+
+    The library's index holds the rows in the order ``_order`` (library id -> row number):
+    the rows of the calibration sample come last, so that they can be queried before they
+    are added (see :meth:`_build`).
+    """
 
     exact: ClassVar[bool] = False
     module: ClassVar[str] = ""
@@ -101,67 +109,143 @@ class ApproximateIndex(BaseIndex):
                 f"{self.breadth} (fixed), not both: got recall={r!r}, {self.breadth}={getattr(self, self.breadth)!r}"
             )
 
+    def _vectors(self, rows: np.ndarray) -> np.ndarray:
+        """The library's float32 vectors of some rows (normalised for cosine)."""
+        return _dense32(self._ref.X[rows])
+
     def _build(self, X: Matrix) -> None:
+        """Build, then measure (and calibrate) the recall on seeded samples of rows.
+
+        The rows of a first sample are added to the library's index last.  Before they are
+        added they are queries the index has never seen, as a model's test rows are: the
+        breadth of ``query`` (``ef_``, ...) is calibrated on them, and ``query_recall_``
+        measured.  A row that is in the index finds itself and, through it, its neighbours
+        more easily (in a graph its own links are its near neighbours): after the first sample
+        is added, the breadth of the leave-one-out queries of ``fit`` (``loo_ef_``, ...) is
+        calibrated on a second sample, of rows added in the build's order (the rows added
+        last have links chosen among all rows: they would overstate the recall), as
+        leave-one-out queries, and ``recall_`` measured.
+        """
+        from ._exact import ExactIndex
+
         lib = self._library()
         self._ref = Reference(X, self.metric)
         n = X.shape[0]
+        k = min(self.recall_k, n - 2)
+        seed = _seed(getattr(self, "random_state", 0))
+        size = min(RECALL_SAMPLE, n // 5)
+        held = sample_rows(n, size, seed)
+        if k < 1 or len(held) < _MIN_HELD:
+            held = held[:0]
+        rest = np.setdiff1d(np.arange(n), held, assume_unique=True)
+        loo_rows = np.sort(rest[sample_rows(len(rest), size, seed + 1)]) if len(held) else held
+        self._order = np.concatenate([rest, held]).astype(np.intp)
+        exact = ExactIndex(metric=self.metric).build(X) if len(held) else None
         with task(f"build {self.name} index", n) as progress:
-            self._build_library(lib, X, progress)
-        self.n_samples_fit_, self.n_features_in_ = X.shape  # the calibration queries the index
-        self._calibrate(X)
+            self._build_library(lib, X, rest, progress)
+            self.n_samples_fit_, self.n_features_in_ = X.shape  # the calibration queries the index
+            fixed = getattr(self, self.breadth) if self.breadth else None
+            target = DEFAULT_RECALL if self.recall is None else float(self.recall)
+            lo, hi = self._breadth_range(k + 1) if self.breadth else (0, 0)
+            if len(held):
+                kth = self._kth_outside(exact, X, held, k)
+                self._breadth, self.query_recall_ = self._calibrated(
+                    lambda b: self._held_out_recall(X, held, k, b, kth), fixed, lo, hi, target)
+            else:
+                self._breadth, self.query_recall_ = (fixed if fixed is not None else hi), float("nan")
+            self._add_library(X, held, progress)
+        if len(held):
+            exact_dist = loo_kneighbors(exact, X, k, rows=loo_rows, validated=True)[0]
+            del exact
+            self._loo_breadth, self.recall_ = self._calibrated(
+                lambda b: self._loo_recall(X, loo_rows, k, b, exact_dist), fixed, lo, hi, target)
+        else:  # a handful of rows: the widest search, measured on every row
+            self._loo_breadth = self._breadth
+            self.recall_ = self._loo_recall(X, np.arange(n), k, self._breadth, None) if n > 1 else 1.0
+        self.recall_rows_ = len(loo_rows) if len(held) else n
+        if self.breadth:
+            setattr(self, self.breadth + "_", int(self._breadth))
+            setattr(self, "loo_" + self.breadth + "_", int(self._loo_breadth))
+
+    def _calibrated(self, measure: Any, fixed: int | None, lo: int, hi: int, target: float) -> tuple[Any, float]:
+        """``(breadth, recall)``: the fixed breadth and its recall, or the calibrated one."""
+        if not self.breadth:
+            return None, measure(None)
+        if fixed is not None:
+            return fixed, measure(fixed)
+        return calibrate(measure, lo, hi, target)
+
+    @staticmethod
+    def _kth_outside(exact: Any, X: Matrix, held: np.ndarray, k: int) -> np.ndarray:
+        """The exact k-th distance of every held-out row among the rows outside the sample
+        (what the library holds before the sample is added)."""
+        n = X.shape[0]
+        out = np.empty(len(held))
+        in_sample = np.zeros(n, dtype=bool)
+        in_sample[held] = True
+        todo = np.arange(len(held))
+        # enough neighbours that k of them are outside the sample, for nearly every row
+        m = min(n, k + 2 + 2 * int(math.ceil((k + 1) * len(held) / max(1, n - len(held)))))
+        while todo.size:
+            dist, idx = exact.query(X[held[todo]], m)
+            outside = ~in_sample[idx]
+            enough = outside.sum(axis=1) >= k
+            kth = np.where(outside, dist, np.inf)
+            kth.sort(axis=1)
+            out[todo[enough]] = kth[enough, k - 1]
+            todo = todo[~enough]
+            m = min(n, 2 * m)
+        return out
+
+    def _held_out_recall(self, X: Matrix, held: np.ndarray, k: int, breadth: Any, kth: np.ndarray) -> float:
+        """Recall@k of the sample's rows as queries the index does not hold yet."""
+
+        def miss(Qp: Matrix, short: np.ndarray, kk: int) -> tuple[np.ndarray, np.ndarray]:
+            return np.full((len(short), kk), np.inf), np.zeros((len(short), kk), dtype=np.intp)
+
+        dist, _ = self._query_at(X[held], k, breadth, miss, progress=False)
+        return float((dist <= kth[:, None]).sum(axis=1).mean() / k)
+
+    def _loo_recall(self, X: Matrix, rows: np.ndarray, k: int, breadth: Any, exact: np.ndarray | None) -> float:
+        """Recall@k of leave-one-out queries of indexed ``rows`` (``loo_kneighbors``, as ``fit``)."""
+        self._loo_breadth = breadth
+        dist, _ = loo_kneighbors(self, X, k, rows=rows, validated=True)
+        if exact is None:
+            exact = exact_loo(X, self.metric, rows, k)[0]
+        return tie_aware_recall(dist, exact)
 
     # ------------------------------------------------------------------ recall
     def _breadth_range(self, k: int) -> tuple[int, int]:  # pragma: no cover - abstract
         """The smallest and largest useful breadth for ``k`` neighbours."""
         raise NotImplementedError
 
-    def _calibrate(self, X: Matrix) -> None:
-        """Measure the recall on a seeded sample of leave-one-out queries; when the breadth is
-        not given, first calibrate it to the smallest value reaching ``recall``."""
-        n = X.shape[0]
-        k = min(self.recall_k, n - 1)
-        fixed = getattr(self, self.breadth) if self.breadth else None
-        if self.breadth:
-            self._breadth = fixed if fixed is not None else self._breadth_range(max(k, 1) + 1)[0]
-        if k < 1:  # one row: nothing to miss
-            self.recall_ = 1.0
-            self.recall_rows_ = 0
-            return
-        rows = sample_rows(n, RECALL_SAMPLE, _seed(getattr(self, "random_state", 0)))
-        exact_dist, _ = exact_loo(X, self.metric, rows, k)
-        with task(f"calibrate {self.name} recall", 1) as progress:
-
-            def measure(breadth: int | None) -> float:
-                if breadth is not None:
-                    self._breadth = breadth
-                dist, _ = loo_kneighbors(self, X, k, rows=rows, validated=True)
-                return tie_aware_recall(dist, exact_dist)
-
-            if not self.breadth or fixed is not None:
-                self.recall_ = measure(None)
-            else:
-                lo, hi = self._breadth_range(k + 1)  # leave-one-out asks for k + 1
-                target = DEFAULT_RECALL if self.recall is None else float(self.recall)
-                self._breadth, self.recall_ = calibrate(measure, lo, hi, target)
-            progress.advance(1)
-        self.recall_rows_ = len(rows)
-        if self.breadth:
-            setattr(self, self.breadth + "_", int(self._breadth))
-
     # ------------------------------------------------------------------ query
     def _query(self, Q: Matrix, k: int) -> tuple[np.ndarray, np.ndarray]:
+        return self._query_at(Q, k, getattr(self, "_breadth", None), self._brute_force)
+
+    def _loo_query(self, X: Matrix, rows: np.ndarray | None, m: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """Leave-one-out queries of the indexed ``rows`` of ``X`` (None: all), ``m`` neighbours
+        each (the row itself among them), at the breadth calibrated for them."""
+        if not self.breadth:
+            return None
+        return self._query_at(X if rows is None else X[rows], m, self._loo_breadth, self._brute_force)
+
+    def _query_at(self, Q: Matrix, k: int, breadth: Any, repair: Any, *, progress: bool = True
+                  ) -> tuple[np.ndarray, np.ndarray]:
         nq = Q.shape[0]
         dist = np.empty((nq, k), dtype=np.float64)
         idx = np.empty((nq, k), dtype=np.intp)
         step = max(1, min(_QUERY_BLOCK, working_memory_bytes() // (16 * k + 8 * self._ref.n_features + 64)))
-        with task(f"search {self.name}", nq) if nq > step else nullcontext() as progress:
+        with task(f"search {self.name}", nq) if progress and nq > step else nullcontext() as bar:
             for a in range(0, nq, step):
                 b = min(a + step, nq)
                 Qp = self._ref.prepare(Q[a:b])
-                cand = np.asarray(self._search_library(Q[a:b], Qp, k), dtype=np.intp).reshape(b - a, k)
-                dist[a:b], idx[a:b] = self._rank(Qp, cand, k, self._brute_force)
-                if progress is not None:
-                    progress.advance(b - a)
+                found = np.asarray(self._search_library(Q[a:b], Qp, k, breadth), dtype=np.intp).reshape(b - a, k)
+                cand = np.where(found >= 0, self._order[np.clip(found, 0, len(self._order) - 1)], -1)
+                cand[found >= len(self._order)] = -1
+                dist[a:b], idx[a:b] = self._rank(Qp, cand, k, repair)
+                if bar is not None:
+                    bar.advance(b - a)
         return dist, idx
 
     def _brute_force(self, Qp: Matrix, rows: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -175,9 +259,8 @@ class ApproximateIndex(BaseIndex):
         m = cand.shape[1]
         order = np.argsort(cand, axis=1, kind="stable")
         srt = np.take_along_axis(cand, order, axis=1)
-        invalid = (srt < 0) | (srt >= ref.n_samples)
-        invalid[:, 1:] |= srt[:, 1:] == srt[:, :-1]  # a repeated candidate counts once
-        bad_sorted = invalid
+        bad_sorted = (srt < 0) | (srt >= ref.n_samples)
+        bad_sorted[:, 1:] |= srt[:, 1:] == srt[:, :-1]  # a repeated candidate counts once
         invalid = np.empty_like(bad_sorted)
         np.put_along_axis(invalid, order, bad_sorted, axis=1)
         short = np.flatnonzero((m - invalid.sum(axis=1)) < k)
@@ -191,10 +274,16 @@ class ApproximateIndex(BaseIndex):
             dist[short], idx[short] = repair(Qp, short, k)
         return dist, idx
 
-    def _build_library(self, lib: ModuleType, X: Matrix, progress: Any) -> None:  # pragma: no cover - abstract
+    def _build_library(self, lib: ModuleType, X: Matrix, rows: np.ndarray, progress: Any) -> None:  # pragma: no cover
+        """Build the library's index on ``rows`` of ``X`` (library ids 0 .. len(rows) - 1)."""
         raise NotImplementedError
 
-    def _search_library(self, Q: Matrix, Qp: Matrix, k: int) -> np.ndarray:  # pragma: no cover
+    def _add_library(self, X: Matrix, rows: np.ndarray, progress: Any) -> None:  # pragma: no cover
+        """Add ``rows`` to the built library index (the next library ids)."""
+        raise NotImplementedError
+
+    def _search_library(self, Q: Matrix, Qp: Matrix, k: int, breadth: Any) -> np.ndarray:  # pragma: no cover
+        """Library ids of k candidates of every query, at a search breadth."""
         raise NotImplementedError
 
     # ------------------------------------------------------------------ saved as data
@@ -211,10 +300,13 @@ class ApproximateIndex(BaseIndex):
         """Everything a built index needs besides its parameters and the indexed rows."""
         return {
             "library": self._export_library(),
+            "order": np.asarray(self._order, dtype=np.int64),
             "n_samples": int(self.n_samples_fit_),
             "n_features": int(self.n_features_in_),
             "breadth": int(self._breadth) if self.breadth else None,
+            "loo_breadth": int(self._loo_breadth) if self.breadth else None,
             "recall": float(self.recall_),
+            "query_recall": float(self.query_recall_),
             "recall_rows": int(self.recall_rows_),
         }
 
@@ -226,15 +318,22 @@ class ApproximateIndex(BaseIndex):
                 f"the saved {self.name} index was built on {state['n_samples']} x {state['n_features']} rows, "
                 f"but the model's training rows are {n} x {d}"
             )
+        order = state["order"]
+        if not (isinstance(order, np.ndarray) and order.shape == (n,) and order.dtype == np.int64
+                and np.array_equal(np.sort(order), np.arange(n))):
+            raise ValueError(f"the saved {self.name} index is damaged: its row order is not a permutation of the rows")
         check_metric(self.metric, self.supported_metrics, self.name)
         self._check_params()
         self._ref = Reference(X, self.metric)
+        self._order = order.astype(np.intp)
         self.n_samples_fit_, self.n_features_in_ = n, d
         self._import_library(state["library"])
         if self.breadth:
-            self._breadth = int(state["breadth"])
+            self._breadth, self._loo_breadth = int(state["breadth"]), int(state["loo_breadth"])
             setattr(self, self.breadth + "_", self._breadth)
+            setattr(self, "loo_" + self.breadth + "_", self._loo_breadth)
         self.recall_ = float(state["recall"])
+        self.query_recall_ = float(state["query_recall"])
         self.recall_rows_ = int(state["recall_rows"])
 
 
@@ -246,10 +345,10 @@ class _FaissBase(ApproximateIndex):
     def _lib_vectors(self, X: Matrix, Xp: Matrix) -> np.ndarray:
         return _dense32(Xp if self.metric == "cosine" else X)
 
-    def _add(self, index: Any, V: np.ndarray, progress: Any) -> None:
-        for a in range(0, len(V), _BUILD_BLOCK):
-            index.add(V[a : a + _BUILD_BLOCK])
-            progress.advance(min(_BUILD_BLOCK, len(V) - a))
+    def _add_library(self, X: Matrix, rows: np.ndarray, progress: Any) -> None:
+        for a in range(0, len(rows), _BUILD_BLOCK):
+            self._index.add(self._vectors(rows[a : a + _BUILD_BLOCK]))
+            progress.advance(len(rows[a : a + _BUILD_BLOCK]))
 
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
@@ -362,20 +461,22 @@ class FaissIVFIndex(_FaissBase):
         check_positive_int(self.nprobe, "nprobe", allow_none=True)
         self._check_recall_params()
 
-    def _build_library(self, faiss: ModuleType, X: Matrix, progress: Any) -> None:
-        V = self._lib_vectors(X, self._ref.X)
-        n, d = V.shape
+    def _build_library(self, faiss: ModuleType, X: Matrix, rows: np.ndarray, progress: Any) -> None:
+        n, d = len(rows), X.shape[1]
         nlist = self.nlist if self.nlist is not None else int(round(_IVF_CELLS_PER_SQRT_N * math.sqrt(n)))
         nlist = max(1, min(nlist, n // 39 if n >= 39 else 1, n))
         quantizer = faiss.IndexFlatL2(d)
         index = faiss.IndexIVFFlat(quantizer, d, nlist, faiss.METRIC_L2)
         index.cp.seed = _seed(self.random_state)
         index.cp.min_points_per_centroid = 1  # small data: no "provide at least 39 points" noise
-        index.train(V)
-        self._add(index, V, progress)
+        # k-means trains on at most max_points_per_centroid rows a cell (faiss would sample them)
+        most = index.cp.max_points_per_centroid * nlist
+        train = rows if n <= most else np.sort(np.random.default_rng(_seed(self.random_state)).choice(rows, most, False))
+        index.train(self._vectors(train))
         self._quantizer = quantizer  # the IVF index refers to it
         self._index = index
         self.nlist_ = nlist
+        self._add_library(X, rows, progress)
 
     def _breadth_range(self, k: int) -> tuple[int, int]:
         return 1, self.nlist_
@@ -385,9 +486,11 @@ class FaissIVFIndex(_FaissBase):
         state.pop("_quantizer", None)  # serialize_index stores the quantizer with the index
         return state
 
-    def _search_library(self, Q: Matrix, Qp: Matrix, k: int) -> np.ndarray:
-        self._index.nprobe = min(self._breadth, self.nlist_)
-        _, idx = self._index.search(self._lib_vectors(Q, Qp), k)
+    def _search_library(self, Q: Matrix, Qp: Matrix, k: int, breadth: Any) -> np.ndarray:
+        faiss = self._library()
+        params = faiss.SearchParametersIVF()
+        params.nprobe = min(int(breadth), self.nlist_)
+        _, idx = self._index.search(self._lib_vectors(Q, Qp), k, params=params)
         return idx
 
     def _saved_state(self) -> dict[str, Any]:
@@ -484,20 +587,19 @@ class FaissHNSWIndex(_FaissBase):
         check_positive_int(self.ef_search, "ef_search", allow_none=True)
         self._check_recall_params()
 
-    def _build_library(self, faiss: ModuleType, X: Matrix, progress: Any) -> None:
-        V = self._lib_vectors(X, self._ref.X)
-        index = faiss.IndexHNSWFlat(V.shape[1], self.M, faiss.METRIC_L2)
+    def _build_library(self, faiss: ModuleType, X: Matrix, rows: np.ndarray, progress: Any) -> None:
+        index = faiss.IndexHNSWFlat(X.shape[1], self.M, faiss.METRIC_L2)
         index.hnsw.efConstruction = self.ef_construction
-        self._add(index, V, progress)
         self._index = index
+        self._add_library(X, rows, progress)
 
     def _breadth_range(self, k: int) -> tuple[int, int]:
         return k, max(k, self.n_samples_fit_)
 
-    def _search_library(self, Q: Matrix, Qp: Matrix, k: int) -> np.ndarray:
+    def _search_library(self, Q: Matrix, Qp: Matrix, k: int, breadth: Any) -> np.ndarray:
         faiss = self._library()
         params = faiss.SearchParametersHNSW()
-        params.efSearch = max(self._breadth, k)
+        params.efSearch = max(int(breadth), k)
         _, idx = self._index.search(self._lib_vectors(Q, Qp), k, params=params)
         return idx
 
@@ -602,27 +704,32 @@ class HnswlibIndex(ApproximateIndex):
         check_positive_int(self.ef, "ef", allow_none=True)
         self._check_recall_params()
 
-    def _build_library(self, hnswlib: ModuleType, X: Matrix, progress: Any) -> None:
-        V = _dense32(self._ref.X if self.metric == "cosine" else X)
-        n, d = V.shape
+    def _build_library(self, hnswlib: ModuleType, X: Matrix, rows: np.ndarray, progress: Any) -> None:
+        n, d = X.shape
         index = hnswlib.Index(space="l2", dim=d)
         index.init_index(
             max_elements=n, M=self.M, ef_construction=self.ef_construction, random_seed=_seed(self.random_state)
         )
-        threads = resolve_n_jobs(self.n_jobs)
-        for a in range(0, n, _BUILD_BLOCK):
-            b = min(a + _BUILD_BLOCK, n)
-            index.add_items(V[a:b], np.arange(a, b), num_threads=threads)
-            progress.advance(b - a)
         self._index = index
+        self._added = 0
+        self._add_library(X, rows, progress)
+
+    def _add_library(self, X: Matrix, rows: np.ndarray, progress: Any) -> None:
+        threads = resolve_n_jobs(self.n_jobs)
+        for a in range(0, len(rows), _BUILD_BLOCK):
+            part = rows[a : a + _BUILD_BLOCK]
+            ids = np.arange(self._added, self._added + len(part))
+            self._index.add_items(self._vectors(part), ids, num_threads=threads)
+            self._added += len(part)
+            progress.advance(len(part))
 
     def _breadth_range(self, k: int) -> tuple[int, int]:
         return k, max(k, self.n_samples_fit_)
 
-    def _search_library(self, Q: Matrix, Qp: Matrix, k: int) -> np.ndarray:
+    def _search_library(self, Q: Matrix, Qp: Matrix, k: int, breadth: Any) -> np.ndarray:
         V = _dense32(Qp if self.metric == "cosine" else Q)
         n = self._ref.n_samples
-        ef = max(self._breadth, k)
+        ef = max(int(breadth), k)
         while True:
             self._index.set_ef(ef)
             try:
@@ -646,6 +753,7 @@ class HnswlibIndex(ApproximateIndex):
         except Exception as exc:  # hnswlib's own checks (a version it does not read, ...)
             raise ValueError(f"the saved hnswlib index is damaged: hnswlib cannot read it ({exc})") from None
         self._index = index
+        self._added = self.n_samples_fit_
 
 
 def _check_hnswlib_state(st: dict[str, Any], n: int, d: int) -> None:
@@ -785,7 +893,23 @@ class PyNNDescentIndex(ApproximateIndex):
     def _data(A: Matrix) -> Matrix:
         return A.astype(np.float32) if sp.issparse(A) else _dense32(A)
 
-    def _build_library(self, pynndescent: ModuleType, X: Matrix, progress: Any) -> None:
+    def _build(self, X: Matrix) -> None:
+        """Build on every row (pynndescent adds no rows later), then measure the recall of
+        leave-one-out queries (through the graph, as ``fit``) on a seeded sample of rows."""
+        lib = self._library()
+        self._ref = Reference(X, self.metric)
+        n = X.shape[0]
+        self._order = np.arange(n)
+        with task(f"build {self.name} index", n) as progress:
+            self._build_library(lib, X, self._order, progress)
+        self.n_samples_fit_, self.n_features_in_ = X.shape
+        k = min(self.recall_k, n - 1)
+        rows = sample_rows(n, RECALL_SAMPLE, _seed(self.random_state))
+        self.recall_ = self._loo_recall(X, rows, k, None, None) if k >= 1 else 1.0
+        self.query_recall_ = float("nan")  # no rows held out: pynndescent cannot add them later
+        self.recall_rows_ = len(rows)
+
+    def _build_library(self, pynndescent: ModuleType, X: Matrix, rows: np.ndarray, progress: Any) -> None:
         n = X.shape[0]
         self._index = pynndescent.NNDescent(
             self._data(X),
@@ -799,18 +923,19 @@ class PyNNDescentIndex(ApproximateIndex):
         self._index.prepare()
         progress.advance(n)
 
-    def _search_library(self, Q: Matrix, Qp: Matrix, k: int) -> np.ndarray:
+    def _search_library(self, Q: Matrix, Qp: Matrix, k: int, breadth: Any) -> np.ndarray:
         idx, _ = self._index.query(self._data(Q), k=k, epsilon=self.epsilon)
         return idx
 
-    def _loo_graph(self, X: Matrix, rows: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray] | None:
-        """The ``m`` nearest of the graph's neighbours of the indexed ``rows`` of ``X`` (the
-        row itself among them), re-ranked in float64; rows with fewer than ``m`` valid ones
-        are searched.  None when the graph is not used (``loo_graph=False``, or no more than
-        ``m`` neighbours a row in the graph)."""
+    def _loo_query(self, X: Matrix, rows: np.ndarray | None, m: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """The ``m`` nearest of the graph's neighbours of the indexed ``rows`` of ``X`` (None:
+        all; the row itself among them), re-ranked in float64; rows with fewer than ``m``
+        valid ones are searched.  None when the graph is not used (``loo_graph=False``, or
+        no more than ``m`` neighbours a row in the graph)."""
         graph = self.__dict__.get("_graph")
         if not self.loo_graph or graph is None or graph.shape[1] <= m:
             return None
+        rows = np.arange(X.shape[0]) if rows is None else rows
         dist = np.empty((len(rows), m))
         idx = np.empty((len(rows), m), dtype=np.intp)
         step = max(1, _QUERY_BLOCK // 4)

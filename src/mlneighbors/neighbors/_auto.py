@@ -288,9 +288,9 @@ class AutoIndex(BaseIndex):
     def _query(self, Q: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
         return search(self.index_, Q, k, validated=True)
 
-    def _loo_graph(self, X: Any, rows: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray] | None:
-        graph = getattr(self.index_, "_loo_graph", None)
-        return graph(X, rows, m) if callable(graph) else None
+    def _loo_query(self, X: Any, rows: np.ndarray | None, m: int) -> tuple[np.ndarray, np.ndarray] | None:
+        own = getattr(self.index_, "_loo_query", None)
+        return own(X, rows, m) if callable(own) else None
 
     def _saved_state(self) -> dict[str, Any] | None:
         inner = getattr(self.index_, "_saved_state", None)

@@ -36,9 +36,11 @@ def loo_kneighbors(
     approximate backend that missed it), the last of the ``k + 1`` is dropped instead: the
     row itself is never among its neighbours, whatever the backend.
 
-    An index whose build already found every row's neighbours (pynndescent's k-NN graph)
-    offers them with a ``_loo_graph(X, rows, m)`` method; they are used instead of a search
-    (re-ranked in float64 as a search's are, the same rule applied after).
+    An index with its own way to answer the leave-one-out queries of its rows offers it as a
+    ``_loo_query(X, rows, m)`` method (``rows`` None: all), used instead of ``query``: the
+    approximate backends search them at the breadth calibrated for them (a row of a graph
+    finds itself and its links first: a narrower search reaches the recall), pynndescent
+    reads the k-NN graph its build made.  The same rule is applied to what it returns.
 
     Every model calls this once per ``fit``, and the approximate indexes call it on a sample
     of rows to measure their recall; no backend and no model re-implements it.
@@ -93,8 +95,8 @@ def loo_kneighbors(
         ):
             raise ValueError(f"rows must be a 1-D array of row numbers in 0 .. {n - 1}")
         queried = queried.astype(np.intp)
-    graph = getattr(index, "_loo_graph", None)
-    found = graph(X, queried, k + 1) if callable(graph) else None
+    own = getattr(index, "_loo_query", None)
+    found = own(X, None if rows is None else queried, k + 1) if callable(own) else None
     if found is None:
         Q = X if rows is None else X[queried]  # X itself: an index may recognise its own rows
         found = search(index, Q, k + 1, validated=validated)
