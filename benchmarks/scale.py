@@ -270,9 +270,11 @@ def tune_build(n: int, d: int, seed: int) -> list[dict]:
 
     X, _, _, _ = dataset(n, d, 0, seed)
     grid = (
-        [("hnswlib", {"M": M, "ef_construction": efc}) for M in (12, 16, 24, 32) for efc in (40, 100, 200)]
-        + [("faiss-hnsw", {"M": M, "ef_construction": efc}) for M in (16, 32, 48) for efc in (20, 40, 80)]
-        + [("faiss-ivf", {"nlist": int(round(f * math.sqrt(n)))}) for f in (0.5, 1, 2, 4)]
+        [("hnswlib", {"M": M, "ef_construction": efc}) for M, efc in ((12, 40), (16, 40), (16, 100), (16, 200),
+                                                                      (24, 40), (32, 40), (32, 100))]
+        + [("faiss-hnsw", {"M": M, "ef_construction": efc}) for M, efc in ((16, 40), (24, 40), (32, 20), (32, 40),
+                                                                         (32, 80), (48, 40))]
+        + [("faiss-ivf", {"nlist": int(round(f * math.sqrt(n)))}) for f in (0.5, 1, 2)]
     )
     rows = []
     for name, params in grid:
@@ -283,8 +285,9 @@ def tune_build(n: int, d: int, seed: int) -> list[dict]:
         t1 = time.perf_counter()
         loo_kneighbors(index, X, K, validated=True)
         t2 = time.perf_counter()
-        row = {"backend": name, **params, "breadth": getattr(index, index.breadth + "_"), "recall_": index.recall_,
-               "build": t1 - t0, "loo": t2 - t1, "total": t2 - t0}
+        row = {"backend": name, **params, "breadth": getattr(index, index.breadth + "_"),
+               "loo_breadth": getattr(index, "loo_" + index.breadth + "_"), "query_recall_": index.query_recall_,
+               "recall_": index.recall_, "build": t1 - t0, "loo": t2 - t1, "total": t2 - t0}
         print(json.dumps(row), file=sys.stderr, flush=True)
         rows.append(row)
         del index
@@ -433,14 +436,16 @@ def main_table(results: list[dict], args: argparse.Namespace) -> str:
             star = " *" if r.get("extrapolated") else ""
             lines.append(
                 f"| {n:,} x {d} | {name} | {r.get('backend_', '-')} | {fmt(r['build'], 1)} | {fmt(r['fit'], 1)}{star} "
-                f"| {fmt(r['predict'], 1)} | {fmt(r['end_to_end'], 1)}{star} | {fmt(ratio, 2)} | {fmt(r.get('recall'))} "
-                f"| {fmt(r.get('recall_'))} | {fmt(r.get('p1'), 4)} | {fmt(r.get('p5'), 4)} | {fmt(r.get('micro_f1'), 4)} "
+                f"| {fmt(r['predict'], 1)} | {fmt(r['end_to_end'], 1)}{star} | {fmt(ratio, 2)} "
+                f"| {fmt(r.get('recall'))} | {fmt(r.get('recall_'))} | {fmt(r.get('p1'), 4)} | {fmt(r.get('p5'), 4)} "
+                f"| {fmt(r.get('micro_f1'), 4)} "
                 f"| {fmt((r.get('peak') or 0) / MB, 0)} |"
             )
     notes = []
     for r in results:
         if r.get("extrapolated"):
-            whole = f"; the whole fit, run for the quality columns, took {r['fit_whole']:.0f} s" if "fit_whole" in r else ""
+            whole = (f"; the whole fit, run for the quality columns, took {r['fit_whole']:.0f} s"
+                     if "fit_whole" in r else "")
             notes.append(f"\\* exact at {r['n']:,} x {r['d']}: leave-one-out search timed on {args.exact_sample:,} "
                          f"sampled rows against the full index and extrapolated linearly to {r['n']:,} rows{whole}.")
     return "\n".join(lines + [""] + notes)
@@ -491,11 +496,13 @@ def main(argv: list[str] | None = None) -> None:
         print(f"# scale.py --tune {args.tune}: {header}", flush=True)
         if args.tune == "build":
             rows = tune_build(args.n, args.d, args.seed)
-            text = "| backend | params | breadth | recall_ | build s | leave-one-out s | total s |\n|---|---|---|---|---|---|---|\n"
+            text = ("| backend | params | query breadth | query_recall_ | leave-one-out breadth | recall_ | build s "
+                    "| leave-one-out s | total s |\n|---|---|---|---|---|---|---|---|---|\n")
             for r in rows:
                 params = ", ".join(f"{k}={v}" for k, v in r.items() if k in ("M", "ef_construction", "nlist"))
-                text += (f"| {r['backend']} | {params} | {r['breadth']} | {r['recall_']:.3f} | {r['build']:.1f} "
-                         f"| {r['loo']:.1f} | {r['total']:.1f} |\n")
+                text += (f"| {r['backend']} | {params} | {r['breadth']} | {r['query_recall_']:.3f} "
+                         f"| {r['loo_breadth']} "
+                         f"| {r['recall_']:.3f} | {r['build']:.1f} | {r['loo']:.1f} | {r['total']:.1f} |\n")
         elif args.tune == "crossover":
             rows = tune_crossover(args.seed)
             consts = fit_crossover(rows, threads)
@@ -504,7 +511,8 @@ def main(argv: list[str] | None = None) -> None:
             text += "\nfitted (ns per core): " + ", ".join(f"{k} = {v:.4g}" for k, v in consts.items()) + "\n"
         else:
             rows = tune_graph(args.n, args.d, args.seed)
-            text = "| index | leave-one-out neighbours from | candidates a row | seconds | recall@10 |\n|---|---|---|---|---|\n"
+            text = ("| index | leave-one-out neighbours from | candidates a row | seconds | recall@10 |\n"
+                    "|---|---|---|---|---|\n")
             text += "".join(f"| {r['index']} | {r['how']} | {r['candidates']:.0f} | {r['seconds']:.1f} "
                             f"| {r['recall']:.3f} |\n" for r in rows)
         print(text, flush=True)

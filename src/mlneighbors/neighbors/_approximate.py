@@ -46,7 +46,7 @@ from .._config import working_memory_bytes
 from .._progress import task
 from ._base import BaseIndex, check_metric, check_positive_int, import_optional, resolve_n_jobs
 from ._distance import Matrix, Reference
-from ._loo import drop_self, loo_kneighbors
+from ._loo import loo_kneighbors
 from ._recall import DEFAULT_RECALL, RECALL_SAMPLE, calibrate, exact_loo, sample_rows, tie_aware_recall
 
 __all__ = ["FaissHNSWIndex", "FaissIVFIndex", "HnswlibIndex", "PyNNDescentIndex"]
@@ -471,7 +471,8 @@ class FaissIVFIndex(_FaissBase):
         index.cp.min_points_per_centroid = 1  # small data: no "provide at least 39 points" noise
         # k-means trains on at most max_points_per_centroid rows a cell (faiss would sample them)
         most = index.cp.max_points_per_centroid * nlist
-        train = rows if n <= most else np.sort(np.random.default_rng(_seed(self.random_state)).choice(rows, most, False))
+        rng = np.random.default_rng(_seed(self.random_state))
+        train = rows if n <= most else np.sort(rng.choice(rows, most, replace=False))
         index.train(self._vectors(train))
         self._quantizer = quantizer  # the IVF index refers to it
         self._index = index
@@ -509,7 +510,9 @@ class FaissIVFIndex(_FaissBase):
         ids = np.concatenate(ids) if ids else np.empty(0, dtype=np.int64)
         if (ivf.quantizer.ntotal != ivf.nlist or sizes.sum() != n
                 or not np.array_equal(np.sort(ids), np.arange(n))):
-            raise ValueError(f"the saved {self.name} index is damaged: its cells do not hold rows 0 .. {n - 1} once each")
+            raise ValueError(
+                f"the saved {self.name} index is damaged: its cells do not hold rows 0 .. {n - 1} once each"
+            )
         self._quantizer = ivf.quantizer
 
 

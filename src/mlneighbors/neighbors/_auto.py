@@ -45,8 +45,8 @@ _NS_EXACT_MAC = 0.029
 _NS_EXACT_ENTRY = 2.0
 # cost model of an approximate fit (build, recall calibration, leave-one-out search of every
 # row at recall 0.95), per row, per log2(n) and per core: a per-feature and a fixed part
-_NS_APPROX_FEATURE = 30.0
-_NS_APPROX_ROW = 2000.0
+_NS_APPROX_FEATURE = 150.0
+_NS_APPROX_ROW = 10000.0
 
 
 def exact_seconds(n_queries: int, n_indexed: int, n_features: int, *, n_threads: int | None = None,

@@ -6,8 +6,8 @@ import inspect
 from collections.abc import Mapping
 from typing import Any
 
-from ._auto import AutoIndex
 from ._approximate import FaissHNSWIndex, FaissIVFIndex, HnswlibIndex, PyNNDescentIndex
+from ._auto import AutoIndex
 from ._base import METRICS, BaseIndex, check_metric, unbuilt_copy
 from ._dask import DaskIndex
 from ._exact import ExactIndex
