@@ -5,7 +5,8 @@ Usage::
     PYTHONPATH=src python benchmarks/scale.py [--sizes 100000x128 300000x128 1000000x128 300000x384]
         [--queries 10000] [--recall-queries 2000] [--contenders exact auto hnswlib faiss-hnsw faiss-ivf]
         [--pynndescent-at 100000] [--exact-sample-above 500000] [--exact-sample 10000]
-        [--exact-quality whole|skip] [--saved-at 1000000] [--out table.md] [--seed 0]
+        [--exact-quality whole|skip] [--saved-at 1000000] [--workers 2] [--out table.md] [--seed 0]
+    PYTHONPATH=src python benchmarks/scale.py --sizes 300000x128 --contenders hnswlib dask-hnswlib
     PYTHONPATH=src python benchmarks/scale.py --quick        # a smoke run: 20,000 x 32 and 40,000 x 32
     PYTHONPATH=src python benchmarks/scale.py --tune build [--n 100000] [--d 128]
     PYTHONPATH=src python benchmarks/scale.py --tune crossover
@@ -39,6 +40,10 @@ extrapolation) come from the whole fit when ``--exact-quality whole`` (default).
 ``--saved-at`` rows the fastest approximate model is saved with and without its index
 (``mlneighbors.save(..., include_index=...)``) and a fresh process loads it and predicts the
 queries, timed.
+
+A contender ``dask-NAME`` is ``backend="dask"`` with ``inner="NAME"`` (shards of that index,
+one per worker thread, each calibrated on its rows) on a ``LocalCluster`` of ``--workers``
+processes of one thread, started before the clock.
 
 ``--tune build`` chooses the build parameters: for every backend a grid of (M,
 ef_construction) or nlist, each built, calibrated to recall 0.95 and run through a whole
@@ -209,7 +214,16 @@ def child_contender(spec: dict) -> dict:
             index.query(Q, K)
             out["predict"] = time.perf_counter() - t4
     else:
-        model = MLkNN(K, backend=name)
+        cluster = None
+        if name.startswith("dask-"):  # shards of the inner index on a local cluster (its start untimed)
+            from distributed import Client, LocalCluster
+
+            cluster = LocalCluster(n_workers=spec["workers"], threads_per_worker=1, processes=True,
+                                   dashboard_address=None)
+            client = Client(cluster)
+            model = MLkNN(K, backend="dask", backend_params={"client": client, "inner": name[len("dask-"):]})
+        else:
+            model = MLkNN(K, backend=name)
         timer = TimedBuild(model)
         with Peak() as peak:
             t0 = time.perf_counter()
@@ -219,6 +233,7 @@ def child_contender(spec: dict) -> dict:
             t2 = time.perf_counter()
         out.update(build=timer.seconds, fit=t1 - t0 - timer.seconds, predict=t2 - t1, extrapolated=False,
                    peak=peak.bytes)
+        del model._build_index  # the timing wrapper: not part of the model
     out["end_to_end"] = out["build"] + out["fit"] + out["predict"]
     if model is not None:
         out["backend_"] = model.backend_
@@ -227,7 +242,9 @@ def child_contender(spec: dict) -> dict:
         exact_dist, _ = ExactIndex().build(X).query(Q[sample], K)
         dist, _ = model.kneighbors(Q[sample], K)
         out["recall"] = tie_aware(dist, exact_dist)
-        if spec.get("save_dir") and name != "exact":
+        if cluster is not None:
+            out["workers"] = spec["workers"]
+        if spec.get("save_dir") and name != "exact" and cluster is None:
             for include in (True, False):
                 path = os.path.join(spec["save_dir"], f"{name}-{'with' if include else 'without'}.skops")
                 t = time.perf_counter()
@@ -270,11 +287,10 @@ def tune_build(n: int, d: int, seed: int) -> list[dict]:
 
     X, _, _, _ = dataset(n, d, 0, seed)
     grid = (
-        [("hnswlib", {"M": M, "ef_construction": efc}) for M, efc in ((12, 40), (16, 40), (16, 100), (16, 200),
-                                                                      (24, 40), (32, 40), (32, 100))]
-        + [("faiss-hnsw", {"M": M, "ef_construction": efc}) for M, efc in ((16, 40), (24, 40), (32, 20), (32, 40),
-                                                                         (32, 80), (48, 40))]
-        + [("faiss-ivf", {"nlist": int(round(f * math.sqrt(n)))}) for f in (0.5, 1, 2)]
+        [("hnswlib", {"M": M, "ef_construction": efc}) for M, efc in ((16, 40), (16, 100), (24, 100), (32, 100),
+                                                                      (48, 100))]
+        + [("faiss-hnsw", {"M": M, "ef_construction": efc}) for M, efc in ((32, 40), (48, 40), (64, 40), (48, 80))]
+        + [("faiss-ivf", {"nlist": int(round(f * math.sqrt(n)))}) for f in (1, 2, 4)]
     )
     rows = []
     for name, params in grid:
@@ -469,6 +485,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--recall-queries", type=int, default=2_000)
     parser.add_argument("--contenders", nargs="+", default=CONTENDERS)
     parser.add_argument("--pynndescent-at", type=int, nargs="*", default=[100_000])
+    parser.add_argument("--workers", type=int, default=2, help="worker processes of the dask-* contenders")
     parser.add_argument("--exact-sample-above", type=int, default=500_000)
     parser.add_argument("--exact-sample", type=int, default=10_000)
     parser.add_argument("--exact-quality", choices=["whole", "skip"], default="whole")
@@ -535,7 +552,7 @@ def main(argv: list[str] | None = None) -> None:
         for name in names:
             spec = {"n": n, "d": d, "m": args.queries, "seed": args.seed, "contender": name,
                     "recall_queries": args.recall_queries, "exact_sample_above": args.exact_sample_above,
-                    "exact_sample": args.exact_sample, "exact_quality": args.exact_quality,
+                    "exact_sample": args.exact_sample, "exact_quality": args.exact_quality, "workers": args.workers,
                     "max_rss_gb": args.max_rss_gb,
                     "save_dir": save_dir if n == args.saved_at and name not in ("exact", "pynndescent") else None}
             t = time.perf_counter()

@@ -140,10 +140,10 @@ class ApproximateIndex(BaseIndex):
         rest = np.setdiff1d(np.arange(n), held, assume_unique=True)
         loo_rows = np.sort(rest[sample_rows(len(rest), size, seed + 1)]) if len(held) else held
         self._order = np.concatenate([rest, held]).astype(np.intp)
-        exact = ExactIndex(metric=self.metric).build(X) if len(held) else None
         with task(f"build {self.name} index", n) as progress:
             self._build_library(lib, X, rest, progress)
             self.n_samples_fit_, self.n_features_in_ = X.shape  # the calibration queries the index
+            exact = ExactIndex(metric=self.metric).build(X) if len(held) else None
             fixed = getattr(self, self.breadth) if self.breadth else None
             target = DEFAULT_RECALL if self.recall is None else float(self.recall)
             lo, hi = self._breadth_range(k + 1) if self.breadth else (0, 0)
