@@ -282,7 +282,13 @@ def child_load(spec: dict) -> dict:
 # -- tuning -------------------------------------------------------------------------------
 
 
-def tune_build(n: int, d: int, seed: int) -> list[dict]:
+def parse_config(text: str) -> tuple[str, dict]:
+    """``hnswlib:M=16,ef_construction=40`` -> ("hnswlib", {"M": 16, "ef_construction": 40})."""
+    name, _, rest = text.partition(":")
+    return name, {k: int(v) for k, v in (item.split("=") for item in rest.split(",") if item)}
+
+
+def tune_build(n: int, d: int, seed: int, configs: list[str] | None = None) -> list[dict]:
     from mlneighbors.neighbors import get_index, loo_kneighbors
 
     X, _, _, _ = dataset(n, d, 0, seed)
@@ -292,7 +298,17 @@ def tune_build(n: int, d: int, seed: int) -> list[dict]:
         + [("faiss-hnsw", {"M": M, "ef_construction": efc}) for M, efc in ((32, 40), (48, 40), (64, 40), (48, 80))]
         + [("faiss-ivf", {"nlist": int(round(f * math.sqrt(n)))}) for f in (1, 2, 4)]
     )
+    if configs:
+        grid = [parse_config(c) for c in configs]
+    grid = [(name, params) for name, params in grid if name != "exact"]
     rows = []
+    if configs and "exact" in configs:
+        gc.collect()
+        t0 = time.perf_counter()
+        loo_kneighbors(get_index("exact").build(X), X, K, validated=True)
+        rows.append({"backend": "exact", "breadth": "-", "loo_breadth": "-", "query_recall_": 1.0, "recall_": 1.0,
+                     "build": 0.0, "loo": time.perf_counter() - t0, "total": time.perf_counter() - t0})
+        print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
     for name, params in grid:
         gc.collect()
         index = get_index(name, recall=0.95, **params)
@@ -314,14 +330,13 @@ def tune_crossover(seed: int) -> list[dict]:
     from mlneighbors.neighbors import get_index, loo_kneighbors
     from mlneighbors.neighbors._auto import APPROXIMATE
 
-    approx = APPROXIMATE[0][0]
     rows = []
     for d in (32, 128, 384):
         for n in (20_000, 50_000, 100_000, 300_000):
             X, _, _, _ = dataset(n, d, 0, seed)
-            for name in ("exact", approx):
+            for name in ["exact"] + [name for name, _ in APPROXIMATE]:
                 if name == "exact" and n * n * d > 100_000**2 * 128:
-                    continue  # beyond this the exact search takes minutes; the fit extrapolates
+                    continue  # beyond this the exact search takes many minutes: its model extrapolates
                 gc.collect()
                 t0 = time.perf_counter()
                 index = get_index(name).build(X)
@@ -336,18 +351,53 @@ def tune_crossover(seed: int) -> list[dict]:
 
 
 def fit_crossover(rows: list[dict], threads: int) -> dict:
-    """Least-squares constants of the cost models (ns per core) from the crossover rows."""
+    """Least-squares constants of the cost models (ns per core) from the crossover rows, each
+    row weighted by its own time (relative errors)."""
+    from mlneighbors.neighbors._auto import APPROXIMATE
+
     ex = [r for r in rows if r["backend"] == "exact"]
-    ap = [r for r in rows if r["backend"] != "exact"]
-    # exact: t = n^2 (mac (d + 1) + entry) / threads  -> linear in (mac, entry), relative errors
     A = np.array([[r["n"] ** 2 * (r["d"] + 1), r["n"] ** 2] for r in ex], dtype=float) / threads * 1e-9
     t = np.array([r["seconds"] for r in ex])
     mac, entry = np.linalg.lstsq(A / t[:, None], np.ones(len(t)), rcond=None)[0]
-    B = np.array([[r["n"] * math.log2(r["n"]) * r["d"], r["n"] * math.log2(r["n"])] for r in ap],
-                 dtype=float) / threads * 1e-9
-    u = np.array([r["seconds"] for r in ap])
-    feat, row = np.linalg.lstsq(B / u[:, None], np.ones(len(u)), rcond=None)[0]
-    return {"exact_mac_ns": mac, "exact_entry_ns": entry, "approx_feature_ns": feat, "approx_row_ns": row}
+    out = {"exact": (mac, entry)}
+    for name, _ in APPROXIMATE:
+        ap = [r for r in rows if r["backend"] == name]
+        if not ap:
+            continue
+        u = np.array([r["seconds"] for r in ap])
+        best = None
+        for power in np.arange(1.0, 1.605, 0.01):  # t = n^power (a d + b) / threads
+            B = np.array([[r["n"] ** power * r["d"], r["n"] ** power] for r in ap], dtype=float) / threads * 1e-9
+            coef, *_ = np.linalg.lstsq(B / u[:, None], np.ones(len(u)), rcond=None)
+            err = float((((B @ coef) - u) / u) ** 2 @ np.ones(len(u)))
+            if best is None or err < best[0]:
+                best = (err, float(power), float(coef[0]), float(coef[1]))
+        out[name] = best[1:]
+    return out
+
+
+def predicted(rows: list[dict], consts: dict) -> str:
+    """Measured against the fitted models, and where the rule switches for every d."""
+    from mlneighbors.neighbors import _auto
+
+    threads = len(os.sched_getaffinity(0))
+    _auto._NS_EXACT_MAC, _auto._NS_EXACT_ENTRY = consts["exact"]
+    for name, value in consts.items():
+        if name != "exact":
+            _auto._NS_APPROX[name] = value
+    text = "| n | d | backend | measured s | model s |\n|---|---|---|---|---|\n"
+    for r in rows:
+        model = (_auto.exact_seconds(r["n"], r["n"], r["d"], n_threads=threads) if r["backend"] == "exact"
+                 else _auto.approximate_seconds(r["n"], r["d"], backend=r["backend"], n_threads=threads))
+        text += f"| {r['n']:,} | {r['d']} | {r['backend']} | {r['seconds']:.1f} | {model:.1f} |\n"
+    text += "\ncrossover (the smallest n the rule sends to an approximate index): "
+    parts = []
+    for d in (32, 64, 128, 256, 384, 768):
+        n = 1000
+        while n < 10**8 and _auto.choose_backend(n, d, n_threads=threads).backend == "exact":
+            n = int(n * 1.05) + 1
+        parts.append(f"d = {d}: {n:,}")
+    return text + "; ".join(parts) + "\n"
 
 
 def tune_graph(n: int, d: int, seed: int) -> list[dict]:
@@ -496,6 +546,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--tune", choices=["build", "crossover", "graph"])
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--d", type=int, default=128)
+    parser.add_argument("--configs", nargs="+", help="--tune build: these configurations only, e.g. "
+                        "hnswlib:M=16,ef_construction=40 faiss-ivf:nlist=600 exact")
+    parser.add_argument("--from-log", help="--tune crossover: fit the models to the rows of an earlier run's log")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
@@ -512,20 +565,26 @@ def main(argv: list[str] | None = None) -> None:
         watchdog(int(args.max_rss_gb * 2**30))
         print(f"# scale.py --tune {args.tune}: {header}", flush=True)
         if args.tune == "build":
-            rows = tune_build(args.n, args.d, args.seed)
+            rows = tune_build(args.n, args.d, args.seed, args.configs)
             text = ("| backend | params | query breadth | query_recall_ | leave-one-out breadth | recall_ | build s "
                     "| leave-one-out s | total s |\n|---|---|---|---|---|---|---|---|---|\n")
             for r in rows:
                 params = ", ".join(f"{k}={v}" for k, v in r.items() if k in ("M", "ef_construction", "nlist"))
-                text += (f"| {r['backend']} | {params} | {r['breadth']} | {r['query_recall_']:.3f} "
+                text += (f"| {r['backend']} | {params or '-'} | {r['breadth']} | {r['query_recall_']:.3f} "
                          f"| {r['loo_breadth']} "
                          f"| {r['recall_']:.3f} | {r['build']:.1f} | {r['loo']:.1f} | {r['total']:.1f} |\n")
         elif args.tune == "crossover":
-            rows = tune_crossover(args.seed)
+            rows = ([json.loads(line) for line in Path(args.from_log).read_text().splitlines() if line.startswith("{")]
+                    if args.from_log else tune_crossover(args.seed))
             consts = fit_crossover(rows, threads)
+            consts_all = dict(consts)
             text = "| n | d | backend | seconds |\n|---|---|---|---|\n"
             text += "".join(f"| {r['n']:,} | {r['d']} | {r['backend']} | {r['seconds']:.1f} |\n" for r in rows)
-            text += "\nfitted (ns per core): " + ", ".join(f"{k} = {v:.4g}" for k, v in consts.items()) + "\n"
+            text += ("\nfitted (ns per core): exact {0[0]:.4g} per multiply-add + {0[1]:.4g} per pair; ".format(
+                consts.pop("exact")) + "; ".join(f"{k} n^{p:.2f} ({a:.4g} d + {b:.4g})"
+                                               for k, (p, a, b) in consts.items()) + "\n")
+            model = predicted(rows, consts_all)
+            text += "\n" + model
         else:
             rows = tune_graph(args.n, args.d, args.seed)
             text = ("| index | leave-one-out neighbours from | candidates a row | seconds | recall@10 |\n"

@@ -522,7 +522,7 @@ class FaissHNSWIndex(_FaissBase):
     Parameters
     ----------
     metric : {"euclidean", "cosine"}, default="euclidean"
-    M : int, default=32
+    M : int, default=48
         Graph degree.
     ef_construction : int, default=40
         Candidate list size while building.
@@ -569,7 +569,7 @@ class FaissHNSWIndex(_FaissBase):
         self,
         *,
         metric: str = "euclidean",
-        M: int = 32,
+        M: int = 48,
         ef_construction: int = 40,
         ef_search: int | None = None,
         recall: float | None = None,

@@ -1,7 +1,8 @@
 """``backend="auto"``: the exact search where it is cheaper, an approximate index beyond.
 
 A model's ``fit`` is a leave-one-out search over its n training rows.  The exact engine does
-n^2 d work; an HNSW graph is built and searched in about n log n d.  :func:`choose_backend`
+n^2 d work; an HNSW graph is built and searched in about n log n d (somewhat more at a fixed
+recall: the calibrated search breadth grows with n).  :func:`choose_backend`
 compares the two by cost models measured on this package's benchmark (``benchmarks/scale.py
 --tune crossover``: label-mixture embeddings, k = 10, a 2-core AMD EPYC with AVX2; the
 measurements are in the docs' neighbour-search page) and picks:
@@ -10,8 +11,8 @@ measurements are in the docs' neighbour-search page) and picks:
   rows (CSR with less than :data:`SPARSE_DENSITY` of its cells stored: text, where the exact
   engine's sparse and integer paths win and the libraries would densify), and wherever its
   estimated time is lower;
-- else the first installed of :data:`APPROXIMATE` (the fastest end to end at recall 0.95 in
-  the same measurements), calibrated to ``recall``.
+- else the installed backend of :data:`APPROXIMATE` with the lowest estimate, calibrated to
+  ``recall``.
 
 The estimate of the exact search (:func:`exact_seconds`) also tells the command line when an
 exact fit will take long.
@@ -31,7 +32,7 @@ from ._base import BaseIndex, check_positive_int, resolve_n_jobs, search
 
 __all__ = ["APPROXIMATE", "AutoIndex", "Choice", "choose_backend", "exact_seconds", "approximate_seconds"]
 
-#: the approximate backends "auto" may pick, best first, with the module each needs
+#: the approximate backends "auto" may pick, with the module each needs
 APPROXIMATE: tuple[tuple[str, str], ...] = (("faiss-hnsw", "faiss"), ("hnswlib", "hnswlib"))
 #: CSR rows storing less than this share of their cells are sparse text: searched exactly
 SPARSE_DENSITY = 0.1
@@ -41,12 +42,15 @@ APPROXIMATE_METRICS = ("euclidean", "cosine")
 # cost model of the exact leave-one-out search (nanoseconds per core): per multiply-add of the
 # float32 proxy GEMM, and per proxy entry (selection and masking passes over the block);
 # fitted to benchmarks/scale.py --tune crossover
-_NS_EXACT_MAC = 0.029
-_NS_EXACT_ENTRY = 2.0
-# cost model of an approximate fit (build, recall calibration, leave-one-out search of every
-# row at recall 0.95), per row, per log2(n) and per core: a per-feature and a fixed part
-_NS_APPROX_FEATURE = 150.0
-_NS_APPROX_ROW = 10000.0
+_NS_EXACT_MAC = 0.02875
+_NS_EXACT_ENTRY = 3.125
+# cost models of an approximate fit with the backend's default build parameters (build,
+# recall calibration, leave-one-out search of every row at recall 0.95): seconds =
+# n^power (per_feature d + per_row) / threads * 1e-9; fitted to the same measurements
+_NS_APPROX: dict[str, tuple[float, float, float]] = {
+    "faiss-hnsw": (1.09, 191.7, 86290.0),
+    "hnswlib": (1.30, 32.58, 7751.0),
+}
 
 
 def exact_seconds(n_queries: int, n_indexed: int, n_features: int, *, n_threads: int | None = None,
@@ -89,9 +93,10 @@ def exact_seconds(n_queries: int, n_indexed: int, n_features: int, *, n_threads:
     return float(n_queries) * float(n_indexed) * per_entry * 1e-9
 
 
-def approximate_seconds(n_samples: int, n_features: int, *, n_threads: int | None = None) -> float:
-    """Estimated seconds of an approximate fit (build, calibration to recall 0.95, the
-    leave-one-out search of every row) of the first backend of :data:`APPROXIMATE`.
+def approximate_seconds(n_samples: int, n_features: int, *, backend: str = "faiss-hnsw",
+                        n_threads: int | None = None) -> float:
+    """Estimated seconds of an approximate fit with ``backend``'s default build parameters:
+    its build, the calibration to recall 0.95 and the leave-one-out search of every row.
 
     Examples
     --------
@@ -100,8 +105,8 @@ def approximate_seconds(n_samples: int, n_features: int, *, n_threads: int | Non
     True
     """
     threads = resolve_n_jobs(n_threads)
-    n = max(int(n_samples), 2)
-    return n * math.log2(n) * (_NS_APPROX_FEATURE * n_features + _NS_APPROX_ROW) / threads * 1e-9
+    power, per_feature, per_row = _NS_APPROX[backend]
+    return float(n_samples) ** power * (per_feature * n_features + per_row) / threads * 1e-9
 
 
 @dataclass(frozen=True)
@@ -152,8 +157,8 @@ def choose_backend(
     >>> from mlneighbors.neighbors._auto import choose_backend
     >>> choose_backend(5_000, 128).backend
     'exact'
-    >>> choose_backend(10**6, 128, n_threads=2, installed=lambda m: True).backend
-    'faiss-hnsw'
+    >>> choose_backend(10**6, 128, n_threads=2, installed=lambda m: True).backend in ("faiss-hnsw", "hnswlib")
+    True
     >>> choose_backend(10**6, 30_000, density=0.001).reason
     'sparse rows (0.1% of cells stored): the exact search'
     """
@@ -163,16 +168,18 @@ def choose_backend(
     if density < SPARSE_DENSITY:
         return Choice("exact", f"sparse rows ({density:.1%} of cells stored): the exact search")
     t_exact = exact_seconds(n_samples, n_samples, n_features, n_threads=n_threads, X=X)
-    t_approx = approximate_seconds(n_samples, n_features, n_threads=n_threads)
-    if t_approx >= t_exact:
-        return Choice("exact", f"{n_samples} x {n_features}: the exact search is estimated faster "
-                               f"({t_exact:.3g} s against {t_approx:.3g} s)")
-    for name, module in APPROXIMATE:
-        if installed(module):
-            return Choice(name, f"{n_samples} x {n_features}: {name} is estimated faster than the exact search "
-                                f"({t_approx:.3g} s against {t_exact:.3g} s)")
-    return Choice("exact", f"{n_samples} x {n_features}: an approximate index would be faster, but none of "
-                           f"{', '.join(m for _, m in APPROXIMATE)} is installed (pip install 'mlneighbors[faiss]')")
+    estimates = {name: approximate_seconds(n_samples, n_features, backend=name, n_threads=n_threads)
+                 for name, module in APPROXIMATE if installed(module)}
+    best = min(estimates, key=estimates.get, default=None)
+    if best is not None and estimates[best] < t_exact:
+        return Choice(best, f"{n_samples} x {n_features}: {best} is estimated faster than the exact search "
+                            f"({estimates[best]:.3g} s against {t_exact:.3g} s)")
+    if best is None and approximate_seconds(n_samples, n_features, n_threads=n_threads) < t_exact:
+        modules = ", ".join(m for _, m in APPROXIMATE)
+        return Choice("exact", f"{n_samples} x {n_features}: an approximate index would be faster, but none of "
+                               f"{modules} is installed (pip install 'mlneighbors[faiss]')")
+    return Choice("exact", f"{n_samples} x {n_features}: the exact search is estimated faster"
+                  + (f" ({t_exact:.3g} s against {estimates[best]:.3g} s with {best})" if best else ""))
 
 
 class _ChosenExact:
