@@ -76,9 +76,22 @@ import numpy as np
 import scipy.sparse as sp
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+# benchmarks/dask.py would shadow the dask package: this folder leaves sys.path
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
 
-from labels import Peak, watchdog  # noqa: E402  (the same memory measurement as the labels benchmark)
+
+def _labels_benchmark() -> Any:
+    """benchmarks/labels.py, for its memory measurement (imported by path)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("labels_benchmark", HERE / "labels.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_labels = _labels_benchmark()
+Peak, watchdog = _labels.Peak, _labels.watchdog  # the same memory measurement as the labels benchmark
 
 K = 10
 N_LABELS = 200
@@ -186,6 +199,7 @@ def child_contender(spec: dict) -> dict:
     X, Y, Q, YQ = dataset(n, d, m, seed)
     sample = np.sort(np.random.default_rng([seed, 1]).choice(m, size=min(spec["recall_queries"], m), replace=False))
     out: dict[str, Any] = {"n": n, "d": d, "contender": name}
+    cluster = None
     gc.collect()
     if name == "exact" and n > spec["exact_sample_above"]:
         # the leave-one-out search of a seeded sample of rows, extrapolated in the number of rows
@@ -214,7 +228,6 @@ def child_contender(spec: dict) -> dict:
             index.query(Q, K)
             out["predict"] = time.perf_counter() - t4
     else:
-        cluster = None
         if name.startswith("dask-"):  # shards of the inner index on a local cluster (its start untimed)
             from distributed import Client, LocalCluster
 
@@ -412,8 +425,9 @@ def tune_graph(n: int, d: int, seed: int) -> list[dict]:
     index = get_index("hnswlib", recall=0.95).build(X)
     t0 = time.perf_counter()
     dist, _ = loo_kneighbors(index, X, K, validated=True)
-    out.append({"index": "hnswlib", "how": f"search every row (ef={index.ef_})", "seconds": time.perf_counter() - t0,
-                "recall": tie_aware_recall(dist[rows_s], exact_dist), "candidates": K + 1})
+    out.append({"index": "hnswlib", "how": f"search every row (ef={index.loo_ef_})",
+                "seconds": time.perf_counter() - t0, "recall": tie_aware_recall(dist[rows_s], exact_dist),
+                "candidates": K + 1})
     (state,) = index._index.__getstate__()
     size = state["size_data_per_element"]
     width = state["max_M0"]
@@ -421,9 +435,10 @@ def tune_graph(n: int, d: int, seed: int) -> list[dict]:
     counts = np.ascontiguousarray(raw[:, :4]).view(np.uint32).ravel() & 0xFFFF
     links = np.ascontiguousarray(raw[:, 4 : 4 + 4 * width]).view(np.uint32).astype(np.intp)
     labels = np.ascontiguousarray(raw[:, state["label_offset"] : state["label_offset"] + 8]).view(np.uint64).ravel()
+    rows_of = index._order[labels.astype(np.intp)]  # hnswlib's internal id -> row (its labels are library ids)
     internal = np.empty(n, dtype=np.intp)
-    internal[labels.astype(np.intp)] = np.arange(n)
-    ext = np.where(np.arange(width)[None, :] < counts[:, None], labels[links].astype(np.intp), -1)
+    internal[rows_of] = np.arange(n)
+    ext = np.where(np.arange(width)[None, :] < counts[:, None], rows_of[links], -1)
     one = ext[internal]  # row -> its level-0 links, as row numbers (-1: unused slot)
     del ext, links
     queried = one[rows_s]
@@ -496,7 +511,7 @@ def main_table(results: list[dict], args: argparse.Namespace) -> str:
         exact = rows.get("exact", {})
         for name, r in rows.items():
             if "error" in r:
-                lines.append(f"| {n} x {d} | {name} | failed: {r['error']} |" + " |" * 11)
+                lines.append(f"| {n:,} x {d} | {name} | failed: {r['error']} |" + " |" * 11)
                 continue
             ratio = exact.get("end_to_end", float("nan")) / r["end_to_end"] if exact.get("end_to_end") else None
             star = " *" if r.get("extrapolated") else ""
@@ -525,6 +540,45 @@ def saved_table(rows: list[dict]) -> str:
                      f"| {fmt(r.get('predict'), 1)} | {fmt((r.get('load') or 0) + (r.get('predict') or 0), 1)} "
                      f"| {r.get('builds', '-')} |")
     return "\n".join(lines)
+
+
+def to_rst(markdown: str) -> str:
+    """The Markdown tables and paragraphs of this script's output as reStructuredText
+    (``list-table`` directives), for the documentation's pages."""
+    out: list[str] = []
+    table: list[list[str]] = []
+
+    def cell(text: str) -> str:
+        text = text.strip().replace("*", "\\*").replace("|", "/")
+        return "–" if text in ("", "-") else text
+
+    def flush() -> None:
+        if not table:
+            return
+        out.extend([".. list-table::", "   :header-rows: 1", ""])
+        for row in table:
+            out.append(f"   * - {row[0]}")
+            out.extend(f"     - {c}" for c in row[1:])
+        out.append("")
+        table.clear()
+
+    for line in markdown.splitlines():
+        if line.startswith("|"):
+            cells = line.strip().strip("|").split("|")
+            if not all(set(c.strip()) <= {"-", ":"} for c in cells):
+                table.append([cell(c) for c in cells])
+            continue
+        flush()
+        if line.startswith("<!--"):
+            line = ".. " + line[4:].rstrip("-> ")
+        out.append(line.replace("\\*", "\\*").replace("^", "\\ :sup:`", 0))
+    flush()
+    return "\n".join(out) + "\n"
+
+
+def write_out(path: str, text: str) -> None:
+    """``path``: Markdown, or reStructuredText when it ends in .rst or .inc."""
+    Path(path).write_text(to_rst(text) if path.endswith((".rst", ".inc")) else text)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -593,7 +647,7 @@ def main(argv: list[str] | None = None) -> None:
                             f"| {r['recall']:.3f} |\n" for r in rows)
         print(text, flush=True)
         if args.out:
-            Path(args.out).write_text(f"<!-- {header} -->\n" + text)
+            write_out(args.out, f"<!-- {header} -->\n\n" + text)
         return
 
     sizes = [parse_size(s) for s in (args.sizes or (QUICK if args.quick else FULL))]
@@ -638,7 +692,7 @@ def main(argv: list[str] | None = None) -> None:
         text += "\n\n(build of that model: " + ", ".join(f"{r['label']}: {r['build']:.1f} s" for r in saved[::2]) + ")"
     print("\n" + text)
     if args.out:
-        Path(args.out).write_text(f"<!-- scale.py: {header}; {args.queries} queries -->\n\n" + text + "\n")
+        write_out(args.out, f"<!-- scale.py: {header}; {args.queries} queries -->\n\n" + text + "\n")
 
 
 if __name__ == "__main__":
