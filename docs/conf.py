@@ -8,15 +8,15 @@ Nothing here reaches the network: no intersphinx inventory is fetched, no remote
 embedded, and formulas are drawn by matplotlib's mathtext at build time (no MathJax script).
 Two things are generated before the sources are read, so that nothing is listed by hand:
 
-- ``api/generated/``: the API index, one entry per name of ``__all__`` of the package and of
-  its public submodules (autosummary then writes one page per name);
+- ``api/``: the API reference, a landing page of one table per module and one page per module,
+  from ``__all__`` of the package and of its public submodules (``docs/api_reference.py``;
+  autosummary then writes one page per name from ``_templates/autosummary/``);
 - the gallery (``examples/`` -> ``auto_examples/``), run by sphinx-gallery at every build.
 """
 
 from __future__ import annotations
 
 import importlib
-import inspect
 import os
 import re
 import sys
@@ -102,10 +102,12 @@ html_sidebars = {page: [] for page in ("index", "install", "quickstart", "cli", 
 
 autosummary_generate = True
 autosummary_imported_members = True
-autodoc_default_options = {"members": True, "inherited-members": True, "show-inheritance": False}
+# no default options: a module page shows its docstring only, and each template says what its
+# page documents (a class its members, an exception its public bases too)
+autodoc_default_options: dict[str, object] = {}
 autodoc_typehints = "none"  # numpydoc's Parameters sections say the types in words
 autodoc_inherit_docstrings = True
-add_module_names = False
+add_module_names = True  # a page's signature says where the name is imported from
 
 numpydoc_show_class_members = False  # the class template lists the methods once
 numpydoc_class_members_toctree = False
@@ -129,94 +131,28 @@ numpydoc_validation_exclude = {
     r"\.NeighborIndex$",
 }
 
-# -- the API index, generated from __all__ ------------------------------------------------------
+# -- the API reference, generated from __all__ (docs/api_reference.py) ----------------------------
 
-API_MODULES = {
-    "mlneighbors": "Estimators and top-level functions",
-    "mlneighbors.neighbors": "Neighbour search",
-    "mlneighbors.metrics": "Metrics",
-    "mlneighbors.datasets": "Datasets",
-    "mlneighbors.model_selection": "Model selection",
-    "mlneighbors.exceptions": "Warnings and errors",
-    "mlneighbors.bknn": "BKNN's kernels",
-    "mlneighbors.hybrid": "The hybrid kNN's label model",
-}
+sys.path.insert(0, str(HERE))
+import api_reference  # noqa: E402
 
-
-_PACKAGES = ("neighbors", "metrics", "datasets", "model_selection", "exceptions")
+# the landing page, one page per module; autosummary then writes one page per name from
+# _templates/autosummary/<kind>.rst (chosen by the object's kind: no :template: option), and the
+# templates read their aliases, members and backreference names from this context
+autosummary_context = api_reference.write(HERE)
 
 
 def api_names() -> dict[str, list[str]]:
-    """Every public name, by module (``__version__`` aside)."""
-    out = {}
-    for module in API_MODULES:
-        mod = importlib.import_module(module)
-        # the kernel modules: their functions only (the estimator is a top-level name)
-        out[module] = [name for name in mod.__all__ if name != "__version__" and
-                       (module.count(".") == 1 and module.split(".")[1] in _PACKAGES or module == "mlneighbors"
-                        or not inspect.isclass(getattr(mod, name)))]
+    """Every public object's page name, by the module it is documented under."""
+    out: dict[str, list[str]] = {module: [] for module in api_reference.API_MODULES}
+    for entry in api_reference.collect()[0].values():
+        out[entry.module].append(entry.name)
     return out
 
 
 def _kind(module: str, name: str) -> str:
-    obj = getattr(importlib.import_module(module), name)
-    if inspect.isclass(obj) and issubclass(obj, BaseException):
-        return "exception"
-    if inspect.isclass(obj):
-        return "class"
-    if callable(obj):
-        return "function"
-    return "data"
+    return api_reference.kind_of(getattr(importlib.import_module(module), name))
 
-
-def write_api_index() -> None:
-    """``api/generated/index.rst``: one autosummary table per module, one page per name.
-
-    A top-level name that a submodule also exports (``mlneighbors.load_dataset`` is
-    ``mlneighbors.datasets.load_dataset``) gets its page under the submodule, linked from the
-    top-level section: one page per object.
-    """
-    lines = [".. This file is written by docs/conf.py from the packages' __all__: do not edit.", "",
-             "API reference", "=============", "",
-             "Every public name of the package, one page each, generated from its docstring. The "
-             "estimators follow scikit-learn's API (``get_params``, ``set_params``, ``score`` and "
-             "metadata routing are scikit-learn's and are not repeated here).", ""]
-    names_by_module = api_names()
-    elsewhere = {name: module for module, names in names_by_module.items() if module != "mlneighbors"
-                 for name in names}
-    for module, names in names_by_module.items():
-        shared = [n for n in names if module == "mlneighbors" and n in elsewhere]
-        names = [n for n in names if n not in shared]
-        title = f"``{module}``: {API_MODULES[module]}"
-        lines += [title, "-" * len(title), "", f".. automodule:: {module}", "   :no-members:",
-                  "   :no-index:", "", f".. currentmodule:: {module}", ""]
-        for kind, template, header in (
-            ("class", "class.rst", "Classes"),
-            ("exception", "exception.rst", "Warnings and errors"),
-            ("function", "function.rst", "Functions"),
-            ("data", "data.rst", "Constants"),
-        ):
-            chosen = [n for n in names if _kind(module, n) == kind]
-            if not chosen:
-                continue
-            lines += [f".. rubric:: {header}", "", ".. autosummary::", "   :toctree: generated",
-                      f"   :template: {template}", "", *(f"   {n}" for n in chosen), ""]
-        if shared:
-            lines += [".. rubric:: Also importable from ``mlneighbors``", "",
-                      *(f"- :obj:`mlneighbors.{n} <{elsewhere[n]}.{n}>`" for n in shared), ""]
-    target = HERE / "api"
-    (target / "generated").mkdir(parents=True, exist_ok=True)
-    documented = {f"{m}.{n}.rst" for m, names in names_by_module.items() for n in names}
-    for stale in (target / "generated").glob("*.rst"):  # a name that left __all__
-        if stale.name not in documented:
-            stale.unlink()
-    text = "\n".join(lines) + "\n"
-    path = target / "index.rst"
-    if not path.exists() or path.read_text() != text:  # unchanged: no rebuild of every page
-        path.write_text(text)
-
-
-write_api_index()
 
 # -- the gallery -------------------------------------------------------------------------------
 
@@ -241,7 +177,12 @@ sphinx_gallery_conf = {
     "doc_module": ("mlneighbors",),
     "backreferences_dir": "api/generated/backreferences",
     "inspect_global_variables": False,
+    # no "computation times" pages: sphinx-gallery's load jQuery and DataTables from CDNs (blank
+    # offline); each example's page states its own running time
+    "write_computation_times": False,
 }
+for _stale in (HERE / "sg_execution_times.rst", HERE / "auto_examples" / "sg_execution_times.rst"):
+    _stale.unlink(missing_ok=True)  # left by a build before this setting
 
 # every example's figures are made in a clean matplotlib state, headless
 os.environ.setdefault("MPLBACKEND", "Agg")
@@ -251,6 +192,49 @@ warnings.filterwarnings("ignore", message="Matplotlib is currently using agg")
 
 mathmpl_fontsize = 14.0
 mathmpl_srcset = ["2x"]
+# Sphinx's own :math: role and math directive (the numpydoc convention in docstrings) are drawn
+# by the same mathtext, as images with the formula as their alt text: no MathJax script from a
+# CDN.  A formula mathtext cannot parse is a warning, so an error of the -W build.
+html_math_renderer = "mathtext"
+
+
+def _mathtext_image(self, latex: str, block: bool) -> str:
+    import hashlib
+    import html
+
+    from matplotlib import mathtext, rc_context
+    from sphinx.util import logging
+
+    name = "math-" + hashlib.sha256(f"{latex}{mathmpl_fontsize}".encode()).hexdigest()[-12:]
+    folder = Path(self.builder.outdir, "_images", "mathtext")
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        with rc_context({"mathtext.fontset": "cm", "font.size": mathmpl_fontsize}):
+            # the depth below the baseline, in pixels of the 1x image, aligns an inline formula
+            depth = mathtext.math_to_image(f"${latex}$", folder / f"{name}.png", dpi=100, format="png")
+            mathtext.math_to_image(f"${latex}$", folder / f"{name}-2x.png", dpi=200, format="png")
+    except ValueError as exc:
+        logging.getLogger("mlneighbors.docs").warning("mathtext cannot draw %r: %s", latex, exc, type="math")
+        return f"<code>{html.escape(latex)}</code>"
+    src = f"{self.builder.imgpath}/mathtext/{name}"
+    alt = html.escape(latex, quote=True)
+    style = "" if block else f' style="vertical-align: -{depth + 1}px"'
+    img = f'<img class="math" src="{src}.png" srcset="{src}-2x.png 2x" alt="{alt}"{style}/>'
+    return f'<div class="math">{img}</div>' if block else img
+
+
+def _visit_math(self, node):
+    from docutils import nodes
+
+    self.body.append(_mathtext_image(self, node.astext(), block=False))
+    raise nodes.SkipNode
+
+
+def _visit_math_block(self, node):
+    from docutils import nodes
+
+    self.body.append(_mathtext_image(self, " ".join(node.astext().split()), block=True))
+    raise nodes.SkipNode
 
 
 # -- EX01 for every public name -------------------------------------------------------------------
@@ -316,7 +300,26 @@ def _escape_fitted_names(app, what, name, obj, options, lines):
             lines[i] = head + sep + _TRAILING_UNDERSCORE.sub(r"\1\\_", rest)
 
 
+def _constant_docstring(app, what, name, obj, options, lines):
+    """A constant's page and summary line say what its ``#:`` comment says, where the package
+    assigns it, not what its type's docstring says ("Built-in mutable sequence.")."""
+    if what == "data" and name.startswith("mlneighbors."):
+        found = api_reference.data_docstring(name.rsplit(".", 1)[1], obj)
+        if found:
+            lines[:] = found
+
+
+def _public_bases(app, name, obj, options, bases):
+    """An exception page names its public bases only (``OSError``, not the private mix-in
+    that adds the remedy to the message)."""
+    bases[:] = [base for base in bases
+                if not any(part.startswith("_") for part in f"{base.__module__}.{base.__qualname__}".split("."))]
+
+
 def setup(app):
+    app.add_html_math_renderer("mathtext", (_visit_math, None), (_visit_math_block, None))
+    app.connect("autodoc-process-bases", _public_bases)
+    app.connect("autodoc-process-docstring", _constant_docstring, priority=300)
     app.connect("autodoc-process-docstring", _escape_fitted_names, priority=400)
     app.connect("env-check-consistency", _check_examples)
     app.connect("autodoc-skip-member", _skip_foreign_members)

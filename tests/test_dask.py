@@ -464,3 +464,34 @@ def test_cli_scheduler_where_nothing_listens(capsys):
         assert main(["evaluate", "emotions", "--model", "mlknn", "--backend", "dask", "--scheduler", address]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"mlneighbors evaluate: --scheduler {address}: no Dask scheduler")
+
+
+def _clustered(n, seed=0):
+    rng = np.random.default_rng(seed)
+    C = rng.standard_normal((20, 8)) * 3
+    return C[rng.integers(0, 20, n)] + rng.standard_normal((n, 8))
+
+
+@pytest.mark.parametrize("kind", ["numpy", "dask"])
+def test_an_approximate_inner_index_calibrates_every_shard_and_reports_the_recall(client, kind):
+    """Shards of HNSW on the workers, each calibrated to the recall on its own rows; the
+    sharded search's recall measured on a sample (exact neighbours shard by shard on the
+    workers) agrees with an independent measurement over every row."""
+    pytest.importorskip("hnswlib")
+    X = _clustered(3000)
+    Y = (X[:, :4] > 0).astype(int)
+    params = {"client": client, "inner": "hnswlib", "inner_params": {"recall": 0.9}, "n_shards": 3}
+    model = MLkNN(10, backend="dask", backend_params=params).fit(_as(kind, X, chunks=700), Y)
+    index = model._index
+    assert model.backend_ == "dask" and not index.exact and model.recall_ == index.recall_
+    shard_recalls = client.gather(client.map(lambda s: (s.index.recall_, s.index.recall_k), index._shards))
+    assert all(r >= 0.9 and k == 10 for r, k in shard_recalls)  # calibrated, at the model's k
+    exact = loo_kneighbors(get_index("exact").build(X), X, 10)[0]
+    dist, idx = model.kneighbors()
+    assert not (idx == np.arange(len(X))[:, None]).any()
+    rows = (dist <= exact[:, -1:]).sum(axis=1) / 10
+    # recall_ is a mean over 1,000 sampled rows: within 4 standard errors of the mean over all
+    assert abs(rows.mean() - model.recall_) <= 4 * rows.std() * np.sqrt(1 / 1000 + 1 / len(X)) + 1e-9
+    assert rows.mean() >= 0.85
+    local = MLkNN(10, backend="hnswlib", backend_params={"recall": 0.9}).fit(X, Y)
+    assert (local.predict(X[:500]) == model.predict(X[:500])).mean() > 0.97

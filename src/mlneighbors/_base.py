@@ -129,9 +129,37 @@ class KNeighborsMultilabelBase(VersionedState, MultiOutputMixin, ClassifierMixin
         self._check_params(n)
         self._fit_X = X
         self._Y = Y
+        self.__dict__.pop("_recall", None)
         self._index = self._build_index(X, Y)
+        self._describe_index(self._index)
         self._fit_labels(Y, X)
         return self
+
+    def _describe_index(self, index: Any) -> None:
+        """``backend_`` and, where the index knows it, the recall of its search."""
+        self.backend_ = str(getattr(index, "backend_", None) or getattr(index, "name", None) or type(index).__name__)
+        if getattr(index, "exact", False):
+            self._recall = 1.0
+        elif getattr(index, "recall_", None) is not None:
+            self._recall = float(index.recall_)
+
+    @property
+    def recall_(self) -> float:
+        """Estimated recall@k of the neighbour search on the training rows (1.0 when exact).
+
+        The tie-aware recall of the leave-one-out neighbours of a seeded sample of 1,000
+        training rows (all when fewer) against their exact neighbours: measured when the index
+        is built by the approximate backends (``hnswlib``, ``faiss-hnsw``, ``faiss-ivf``,
+        ``pynndescent``, ``"auto"`` when it picks one of them; see their ``recall_``), and
+        on first access for any other approximate index (a user's object, HybridKNN's
+        ``"pca-window"``).  Its standard error is at most ``sqrt(r (1 - r) / 1000)``.
+        """
+        check_is_fitted(self, "_fit_X")
+        if "_recall" not in self.__dict__:
+            from .neighbors._recall import estimate_recall
+
+            self._recall = estimate_recall(self._get_index(), self._fit_X, self.n_neighbors_, self._index_metric())
+        return self._recall
 
     def _set_n_neighbors(self, n: int) -> None:
         k = self.n_neighbors
@@ -176,8 +204,12 @@ class KNeighborsMultilabelBase(VersionedState, MultiOutputMixin, ClassifierMixin
         from .neighbors import resolve_backend
 
         index = resolve_backend(self.backend, self._index_metric(), self.backend_params)
-        if self.n_jobs is not None and "n_jobs" in getattr(index, "get_params", dict)():
+        accepted = getattr(index, "get_params", dict)()
+        if self.n_jobs is not None and "n_jobs" in accepted:
             index.set_params(n_jobs=self.n_jobs)
+        k = getattr(self, "n_neighbors_", None)
+        if k is not None and "recall_k" in accepted and "recall_k" not in (self.backend_params or {}):
+            index.set_params(recall_k=int(k))  # the recall an approximate index reports is at this k
         return index
 
     def _build_index(self, X: Any, Y: np.ndarray) -> Any:
@@ -193,13 +225,29 @@ class KNeighborsMultilabelBase(VersionedState, MultiOutputMixin, ClassifierMixin
 
     def __getstate__(self) -> dict:
         # a saved model holds plain arrays: no index (library handles, device tensors, a
-        # float32 copy of X); it is rebuilt from _fit_X on first use.  No Dask client either
-        # (a live connection): a copy uses the current client, or the one it is given
+        # float32 copy of X); it is rebuilt from _fit_X on first use.  Saved with
+        # include_index=True, an approximate index is kept as data (neighbors._saved).  No Dask
+        # client either (a live connection): a copy uses the current client, or the one it is given
+        from .neighbors._saved import export_index, is_including
+
         state = super().__getstate__()
-        state.pop("_index", None)
+        index = state.pop("_index", None)
+        if index is not None and is_including():
+            saved = export_index(index)
+            if saved is not None:
+                state["_saved_index"] = saved
         if "backend_params" in state:
             state["backend_params"] = without_clients(state["backend_params"])
         return state
+
+    def __setstate__(self, state: dict) -> None:
+        state = dict(state)
+        saved = state.pop("_saved_index", None)
+        super().__setstate__(state)
+        if saved is not None:  # saved with include_index=True: the index as it was, no build
+            from .neighbors._saved import restore_index
+
+            self._index = restore_index(self._make_index(), saved, self._fit_X)
 
     def __sklearn_clone__(self) -> Any:
         # a Dask client in backend_params cannot be deep-copied: the clone shares it

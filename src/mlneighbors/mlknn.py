@@ -15,15 +15,22 @@ __all__ = ["MLkNN"]
 
 
 class MLkNN(CountTableModel):
-    """ML-kNN: the k nearest neighbours' label counts, turned into posteriors.
+    r"""ML-kNN: the k nearest neighbours' label counts, turned into posteriors.
 
-    For every label the prior ``P(H1_l)`` and the likelihoods ``P(E_j | H_l)`` of
-    seeing ``j`` of the ``k`` neighbours with the label are counted on the training
-    set, the neighbours of each training instance found with the instance itself
-    left out (its duplicates stay).  A query's score for label ``l`` is
-    ``a / (a + b)`` with ``a = P(H1_l) P(E_C | H1_l)`` and ``b = P(H0_l) P(E_C | H0_l)``,
-    ``C`` the number of its neighbours with the label; the label is predicted when
-    ``a >= b`` (an exact tie predicts it, as the original code does).
+    For every label :math:`l` the prior :math:`P(H^1_l)` and the likelihoods
+    :math:`P(E_j \mid H^1_l)` and :math:`P(E_j \mid H^0_l)` of seeing :math:`j` of the
+    :math:`k` neighbours with the label (among the rows with the label, and among those
+    without it) are counted on the training set, the neighbours of each training instance
+    found with the instance itself left out (its duplicates stay).  A query whose
+    neighbours carry the label :math:`C` times scores
+
+    .. math::
+
+       \dfrac{a}{a + b}, \qquad a = P(H^1_l)\,P(E_C \mid H^1_l), \quad
+       b = P(H^0_l)\,P(E_C \mid H^0_l)
+
+    for label :math:`l`, which is predicted when :math:`a \geq b` (an exact tie predicts
+    it, as the original code does).
 
     Parameters
     ----------
@@ -47,11 +54,11 @@ class MLkNN(CountTableModel):
     Attributes
     ----------
     prior_ : ndarray of shape (n_labels,)
-        ``P(H1_l)``.
+        :math:`P(H^1_l)`, the smoothed share of training rows with label :math:`l`.
     cond_prob_true_ : ndarray of shape (n_labels, n_neighbors + 1)
-        ``P(E_j | H1_l)``.
+        :math:`P(E_j \mid H^1_l)` at ``[l, j]``.
     cond_prob_false_ : ndarray of shape (n_labels, n_neighbors + 1)
-        ``P(E_j | H0_l)``.
+        :math:`P(E_j \mid H^0_l)` at ``[l, j]``.
     n_neighbors_ : int
         The ``k`` used: ``n_neighbors``, clipped to what the training set allows.
     n_labels_ : int

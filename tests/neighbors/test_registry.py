@@ -16,13 +16,14 @@ from mlneighbors.neighbors import (
 
 def test_registered_names():
     assert sorted(BACKENDS) == [
-        "dask", "exact", "faiss-hnsw", "faiss-ivf", "hnswlib", "pca-window", "pynndescent", "torch"
+        "auto", "dask", "exact", "faiss-hnsw", "faiss-ivf", "hnswlib", "pca-window", "pynndescent", "torch"
     ]
     for name, cls in BACKENDS.items():
         index = get_index(name)
         assert isinstance(index, cls) and isinstance(index, NeighborIndex)
         assert index.metric == ("cosine" if name == "pca-window" else "euclidean")
-        assert index.exact == (name in ("exact", "torch", "dask"))  # dask: exact with its default inner index
+        # dask: exact with its default inner index; auto: not exact until it has picked
+        assert index.exact == (name in ("exact", "torch", "dask"))
         assert not hasattr(index, "n_samples_fit_")  # unbuilt
 
 
@@ -33,7 +34,7 @@ def test_get_index_passes_parameters():
 
 
 def test_unknown_backend_lists_the_valid_ones():
-    with pytest.raises(ValueError, match=r"Unknown backend 'annoy'; valid backends are \['dask', 'exact', 'faiss-h"):
+    with pytest.raises(ValueError, match=r"Unknown backend 'annoy'; valid backends are \['auto', 'dask', 'exact', 'fa"):
         get_index("annoy")
     with pytest.raises(ValueError, match="Unknown backend"):
         resolve_backend("annoy")

@@ -15,7 +15,7 @@ ALL = [name for name in BACKENDS if name not in ("pca-window", "dask")]  # dask 
 def test_k_out_of_range_raises_before_the_library(name, monkeypatch):
     index = get_index(name)
     if name != "exact":  # a built adapter that must not reach its library
-        pytest.importorskip({"faiss-ivf": "faiss", "faiss-hnsw": "faiss"}.get(name, name))
+        pytest.importorskip({"faiss-ivf": "faiss", "faiss-hnsw": "faiss", "auto": "numpy"}.get(name, name))
         if name == "pynndescent":
             pytest.skip("building pynndescent compiles numba kernels (slow)")
     index.build(np.random.default_rng(0).standard_normal((5, 2)))
@@ -23,6 +23,8 @@ def test_k_out_of_range_raises_before_the_library(name, monkeypatch):
         import mlneighbors.neighbors._torch as torch_backend
 
         monkeypatch.setattr(torch_backend, "_device_select", lambda *a: pytest.fail("device called"))
+    elif name == "auto":  # the index it picked must not be reached
+        monkeypatch.setattr(index.index_, "_query", lambda *a: pytest.fail("picked index called"))
     elif name != "exact":
         monkeypatch.setattr(index, "_search_library", lambda *a: pytest.fail("library called"))
     with pytest.raises(ValueError, match=r"k=6 is larger than the number of indexed points \(5\)"):

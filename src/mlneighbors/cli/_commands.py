@@ -28,7 +28,7 @@ from ._common import (
     relay_warnings,
 )
 from ._data import Data, describe_scale, labels_of, load, read_file, scale_for
-from ._models import apply_backend, backend, build_models, dask_client, model_params
+from ._models import apply_backend, backend, build_models, dask_client, exact_note, model_params
 
 DEFAULT_OUT = "reproductions"
 
@@ -154,9 +154,11 @@ def _run_models(args: argparse.Namespace, cmd: str, names: Sequence[str],
     with task("reading the data", total=1):  # a large file: its bar's clock runs while it is read
         data = load(args, cmd)
     where, what = _protocol(args, data, cmd)
+    slow = exact_note(backend_name, data.train.X, cmd, args.quiet)
     scale = scale_for(args, data.train.X)
     # what the run computes, said before the computing starts
-    header(title(data.label, f"{what}; {describe_scale(scale, args.scale is not None)}"), args.format, args.quiet)
+    header(title(data.label, f"{what}; {describe_scale(scale, args.scale is not None)}"
+                 + (f"; note: {slow}" if slow else "")), args.format, args.quiet)
     try:  # the folds and the searches report to the progress bars (main installs them)
         with dask_client(args), warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -226,11 +228,13 @@ def cmd_fit(args: argparse.Namespace) -> int:
     from ..pipeline import Pipeline
 
     models = build_models([args.model], args.k, args.param or [], "fit", args.seed)
-    apply_backend(models, *backend(args, "fit"))
+    backend_name, backend_params = backend(args, "fit")
+    apply_backend(models, backend_name, backend_params)
     check_out_file(args.out, "fit")
     args.outputs = Outputs(args.out)
     prepare_folder(os.path.dirname(os.path.abspath(args.out)), args.outputs)
     data = load(args, "fit", whole=True)
+    exact_note(backend_name, data.train.X, "fit", args.quiet)
     scale = scale_for(args, data.train.X)
     scaler = make_scaler(scale, sparse=hasattr(data.train.X, "tocsr"))
     steps = ([("scale", scaler)] if scaler is not None else []) + [("model", models[args.model])]
@@ -249,11 +253,17 @@ def cmd_fit(args: argparse.Namespace) -> int:
         pipeline.feature_names_ = [str(n) for n in data.train.feature_names]
     if data.train.index_base is not None:  # predict numbers a libsvm file's features as these were
         pipeline.libsvm_index_base_ = int(data.train.index_base)
-    save(pipeline, args.out)
+    save(pipeline, args.out, include_index=args.include_index)
     if not args.quiet:
         d = data.train
+        fitted = models[args.model]
+        search = getattr(fitted, "backend_", None)
+        if search is not None and search != "exact":
+            search = f"; neighbours: {search}, recall@{fitted.n_neighbors_} {fitted.recall_:.3f}"
+        else:
+            search = ""
         print(f"wrote {args.out}: {args.model} fitted on {data.label} ({d.n_samples} rows, {d.n_features} features, "
-              f"{d.n_labels} labels); {describe_scale(scale, args.scale is not None)}")
+              f"{d.n_labels} labels); {describe_scale(scale, args.scale is not None)}{search}")
     return 0
 
 

@@ -97,6 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
     _model_args(p)
     add_scale_arg(p)
     add_backend_args(p, cluster=False)
+    p.add_argument("--include-index", action="store_true",
+                   help="save the built approximate index in the model file: predict then builds nothing "
+                        "(a larger file; the exact search is always rebuilt, in a fraction of a second)")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_fit)
 

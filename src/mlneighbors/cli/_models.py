@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from ._common import CLIError, choice_error, key_values, parse_value
+from ._common import CLIError, choice_error, key_values, note, parse_value
 
 
 def route(model: Any, key: str) -> str | None:
@@ -120,9 +120,13 @@ def add_backend_args(p: argparse.ArgumentParser, *, cluster: bool = True) -> Non
     from ..neighbors import BACKENDS
 
     p.add_argument("--backend", metavar="NAME",
-                   help=f"the neighbour search of every model: {', '.join(sorted(BACKENDS))} (default: exact)")
+                   help=f"the neighbour search of every model: {', '.join(sorted(BACKENDS))} (default: exact; "
+                        "auto: an approximate index where it is faster, for large dense data)")
     p.add_argument("--backend-param", action="append", metavar="KEY=VALUE",
                    help="a parameter of --backend (repeatable), e.g. device=cuda")
+    p.add_argument("--recall", type=float, metavar="R",
+                   help="with --backend auto, hnswlib, faiss-hnsw or faiss-ivf: the recall@k the approximate "
+                        "search is calibrated to reach (default 0.95)")
     if cluster:
         where = p.add_mutually_exclusive_group()
         where.add_argument("--scheduler", metavar="ADDRESS",
@@ -182,6 +186,8 @@ def backend(args: argparse.Namespace, cmd: str) -> tuple[str | None, dict[str, A
     if args.backend is None:
         if args.backend_param:
             raise CLIError(f"mlneighbors {cmd}: --backend-param needs --backend")
+        if getattr(args, "recall", None) is not None:
+            raise CLIError(f"mlneighbors {cmd}: --recall needs --backend auto (or hnswlib, faiss-hnsw, faiss-ivf)")
         return None, None
     if args.backend not in BACKENDS:
         raise choice_error("backend", args.backend, sorted(BACKENDS), cmd)
@@ -195,8 +201,40 @@ def backend(args: argparse.Namespace, cmd: str) -> tuple[str | None, dict[str, A
             params[key] = parse_value(text, defaults[key])
         except ValueError as exc:
             raise CLIError(f"mlneighbors {cmd}: bad value {text!r} for --backend-param {key}: {exc}") from None
-    get_index(args.backend, **params)  # a missing library or a bad value, before any computing
+    recall = getattr(args, "recall", None)
+    if recall is not None:
+        if "recall" not in defaults:
+            raise CLIError(f"mlneighbors {cmd}: --recall is for an approximate search (--backend auto, hnswlib, "
+                           f"faiss-hnsw, faiss-ivf); backend {args.backend!r} has no recall to choose")
+        if not 0.0 < recall <= 1.0:
+            raise CLIError(f"mlneighbors {cmd}: --recall must be in (0, 1], got {recall:g}")
+        params["recall"] = recall
+    try:
+        get_index(args.backend, **params)._check_params()  # a bad value, before any computing
+    except (TypeError, ValueError) as exc:
+        raise CLIError(f"mlneighbors {cmd}: {exc}") from None
     return args.backend, params or None
+
+
+def exact_note(name: str | None, X: Any, cmd: str, quiet: bool) -> str:
+    """When an exact leave-one-out fit on ``X`` is estimated to take more than a minute: a note
+    now (standard error) and the text for the output's header; else ""."""
+    from ..neighbors._auto import exact_seconds
+
+    if name not in (None, "exact") or not hasattr(X, "shape"):
+        return ""
+    n, d = X.shape
+    seconds = exact_seconds(n, n, d, X=X)
+    if seconds < 60:
+        return ""
+    text = (f"an exact fit on {n} x {d} rows is estimated at {_duration(seconds)} here; "
+            "--backend auto uses an approximate index where it is faster")
+    note(text, quiet)
+    return text
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
 
 
 def apply_backend(models: dict[str, Any], name: str | None, params: dict[str, Any] | None) -> None:

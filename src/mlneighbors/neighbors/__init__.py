@@ -20,6 +20,8 @@ Every model of the package gets its neighbours here and nowhere else: the estima
 backend registered here reaches every model.
 
 Registered backends (:func:`get_index`): ``"exact"`` (default, :class:`ExactIndex`),
+``"auto"`` (:class:`AutoIndex`: the exact search, or an approximate index where it is
+estimated faster, calibrated to a recall),
 ``"torch"`` (:class:`TorchIndex`: the same exact search on a GPU, or the CPU, through PyTorch),
 ``"dask"`` (:class:`DaskIndex`: shards of any of these on the workers of a Dask cluster),
 ``"faiss-ivf"``, ``"faiss-hnsw"``, ``"hnswlib"``, ``"pynndescent"``, ``"pca-window"``; the libraries behind
@@ -40,6 +42,7 @@ rule makes the order total), so a sweep over k searches once:
 """
 
 from ._approximate import FaissHNSWIndex, FaissIVFIndex, HnswlibIndex, PyNNDescentIndex
+from ._auto import AutoIndex
 from ._base import METRICS, BaseIndex, NeighborIndex, check_result
 from ._cache import NeighborCache
 from ._dask import DaskIndex
@@ -55,6 +58,7 @@ from ._window import PCAWindowIndex, window_starts
 __all__ = [
     "BACKENDS",
     "METRICS",
+    "AutoIndex",
     "BaseIndex",
     "DaskIndex",
     "ExactIndex",

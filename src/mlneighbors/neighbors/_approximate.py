@@ -12,15 +12,29 @@ naming the extra to install.  Each adapter is normalised to the protocol the sam
 - a row the library could not fill with k distinct valid rows (``-1`` padding, duplicates)
   is answered exactly by brute force, so there is never ``-1`` padding.
 
+Recall
+------
+After the library's build, every adapter measures its **recall** (``recall_``): the tie-aware
+recall@k of leave-one-out queries of a seeded sample of the indexed rows
+(:data:`~mlneighbors.neighbors._recall.RECALL_SAMPLE` = 1,000 rows) against the exact
+leave-one-out neighbours of the same rows (``_recall``).  The adapters with a search breadth
+(hnswlib's ``ef``, faiss HNSW's ``ef_search``, faiss IVF's ``nprobe``) **calibrate** it on that
+sample when it is not given: the smallest breadth whose recall reaches ``recall`` (0.95 when
+None).  ``recall_k`` is the k of that recall; the estimators set it to their ``n_neighbors``.
+
 Cosine is searched as euclidean distance between L2-normalised rows (same order for non-zero
 rows) for faiss and hnswlib; pynndescent uses its own cosine.  faiss and hnswlib need dense
 float32 vectors: CSR input is densified for them (pynndescent takes CSR as is).
+
+Long builds and searches report their progress (``mlneighbors._progress``: nothing is shown
+unless a listener is installed, as the command line does).
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+from contextlib import nullcontext
 from types import ModuleType
 from typing import Any, ClassVar
 
@@ -29,10 +43,24 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from .._config import working_memory_bytes
-from ._base import BaseIndex, check_positive_int, import_optional, resolve_n_jobs
+from .._progress import task
+from ._base import BaseIndex, check_metric, check_positive_int, import_optional, resolve_n_jobs
 from ._distance import Matrix, Reference
+from ._loo import loo_kneighbors
+from ._recall import DEFAULT_RECALL, RECALL_SAMPLE, calibrate, exact_loo, sample_rows, tie_aware_recall
 
 __all__ = ["FaissHNSWIndex", "FaissIVFIndex", "HnswlibIndex", "PyNNDescentIndex"]
+
+# rows added to a library's index per call (progress is reported between calls)
+_BUILD_BLOCK = 1 << 15
+# queries per call of the library (progress is reported between calls; the libraries spread
+# one call over their threads)
+_QUERY_BLOCK = 1 << 14
+# faiss IVF: cells per sqrt(n) rows when nlist is None
+_IVF_CELLS_PER_SQRT_N = 1.0
+# fewer sampled rows than this (an index of fewer than 5 * 20 rows): no held-out calibration,
+# the widest search
+_MIN_HELD = 20
 
 
 
@@ -49,41 +77,264 @@ def _dense32(A: Matrix) -> np.ndarray:
 
 
 class ApproximateIndex(BaseIndex):
-    """Shared machinery of the approximate adapters (re-ranking, repairs, lazy import)."""
+    """Shared machinery of the approximate adapters (re-ranking, repairs, lazy import, the
+    recall measured and calibrated at build, saving the library's index as data).
+
+    The library's index holds the rows in the order ``_order`` (library id -> row number):
+    the rows of the calibration sample come last, so that they can be queried before they
+    are added (see :meth:`_build`).
+    """
 
     exact: ClassVar[bool] = False
     module: ClassVar[str] = ""
     extra: ClassVar[str] = ""
     package: ClassVar[str] = ""
+    #: the search breadth calibrated to ``recall`` ("" for an adapter without one)
+    breadth: ClassVar[str] = ""
+
+    recall: float | None
+    recall_k: int
 
     def _library(self) -> ModuleType:
         return import_optional(self.module, backend=self.name, extra=self.extra, package=self.package)
 
+    def _check_recall_params(self) -> None:
+        check_positive_int(self.recall_k, "recall_k")
+        r = self.recall
+        if r is not None and (isinstance(r, bool) or not isinstance(r, numbers.Real) or not 0.0 < r <= 1.0):
+            raise ValueError(f"recall must be a number in (0, 1] or None, got recall={r!r}")
+        if r is not None and self.breadth and getattr(self, self.breadth) is not None:
+            raise ValueError(
+                f"give recall (the {self.breadth} that reaches it is calibrated at build) or "
+                f"{self.breadth} (fixed), not both: got recall={r!r}, {self.breadth}={getattr(self, self.breadth)!r}"
+            )
+
+    def _vectors(self, rows: np.ndarray) -> np.ndarray:
+        """The library's float32 vectors of some rows (normalised for cosine)."""
+        return _dense32(self._ref.X[rows])
+
     def _build(self, X: Matrix) -> None:
+        """Build, then measure (and calibrate) the recall on seeded samples of rows.
+
+        The rows of a first sample are added to the library's index last.  Before they are
+        added they are queries the index has never seen, as a model's test rows are: the
+        breadth of ``query`` (``ef_``, ...) is calibrated on them, and ``query_recall_``
+        measured.  A row that is in the index finds itself and, through it, its neighbours
+        more easily (in a graph its own links are its near neighbours): after the first sample
+        is added, the breadth of the leave-one-out queries of ``fit`` (``loo_ef_``, ...) is
+        calibrated on a second sample, of rows added in the build's order (the rows added
+        last have links chosen among all rows: they would overstate the recall), as
+        leave-one-out queries, and ``recall_`` measured.
+        """
+        from ._exact import ExactIndex
+
         lib = self._library()
         self._ref = Reference(X, self.metric)
-        self._build_library(lib, X)
+        n = X.shape[0]
+        k = min(self.recall_k, n - 2)
+        seed = _seed(getattr(self, "random_state", 0))
+        size = min(RECALL_SAMPLE, n // 5)
+        held = sample_rows(n, size, seed)
+        if k < 1 or len(held) < _MIN_HELD:
+            held = held[:0]
+        rest = np.setdiff1d(np.arange(n), held, assume_unique=True)
+        loo_rows = np.sort(rest[sample_rows(len(rest), size, seed + 1)]) if len(held) else held
+        self._order = np.concatenate([rest, held]).astype(np.intp)
+        with task(f"build {self.name} index", n) as progress:
+            self._build_library(lib, X, rest, progress)
+            self.n_samples_fit_, self.n_features_in_ = X.shape  # the calibration queries the index
+            exact = ExactIndex(metric=self.metric).build(X) if len(held) else None
+            fixed = getattr(self, self.breadth) if self.breadth else None
+            target = DEFAULT_RECALL if self.recall is None else float(self.recall)
+            lo, hi = self._breadth_range(k + 1) if self.breadth else (0, 0)
+            if len(held):
+                kth = self._kth_outside(exact, X, held, k)
+                self._breadth, self.query_recall_ = self._calibrated(
+                    lambda b: self._held_out_recall(X, held, k, b, kth), fixed, lo, hi, target)
+            else:
+                self._breadth, self.query_recall_ = (fixed if fixed is not None else hi), float("nan")
+            self._add_library(X, held, progress)
+        if len(held):
+            exact_dist = loo_kneighbors(exact, X, k, rows=loo_rows, validated=True)[0]
+            del exact
+            self._loo_breadth, self.recall_ = self._calibrated(
+                lambda b: self._loo_recall(X, loo_rows, k, b, exact_dist), fixed, lo, hi, target)
+        else:  # a handful of rows: the widest search, measured on every row
+            self._loo_breadth = self._breadth
+            self.recall_ = self._loo_recall(X, np.arange(n), k, self._breadth, None) if n > 1 else 1.0
+        self.recall_rows_ = len(loo_rows) if len(held) else n
+        if self.breadth:
+            setattr(self, self.breadth + "_", int(self._breadth))
+            setattr(self, "loo_" + self.breadth + "_", int(self._loo_breadth))
 
+    def _calibrated(self, measure: Any, fixed: int | None, lo: int, hi: int, target: float) -> tuple[Any, float]:
+        """``(breadth, recall)``: the fixed breadth and its recall, or the calibrated one."""
+        if not self.breadth:
+            return None, measure(None)
+        if fixed is not None:
+            return fixed, measure(fixed)
+        return calibrate(measure, lo, hi, target)
+
+    @staticmethod
+    def _kth_outside(exact: Any, X: Matrix, held: np.ndarray, k: int) -> np.ndarray:
+        """The exact k-th distance of every held-out row among the rows outside the sample
+        (what the library holds before the sample is added)."""
+        n = X.shape[0]
+        out = np.empty(len(held))
+        in_sample = np.zeros(n, dtype=bool)
+        in_sample[held] = True
+        todo = np.arange(len(held))
+        # enough neighbours that k of them are outside the sample, for nearly every row
+        m = min(n, k + 2 + 2 * int(math.ceil((k + 1) * len(held) / max(1, n - len(held)))))
+        while todo.size:
+            dist, idx = exact.query(X[held[todo]], m)
+            outside = ~in_sample[idx]
+            enough = outside.sum(axis=1) >= k
+            kth = np.where(outside, dist, np.inf)
+            kth.sort(axis=1)
+            out[todo[enough]] = kth[enough, k - 1]
+            todo = todo[~enough]
+            m = min(n, 2 * m)
+        return out
+
+    def _held_out_recall(self, X: Matrix, held: np.ndarray, k: int, breadth: Any, kth: np.ndarray) -> float:
+        """Recall@k of the sample's rows as queries the index does not hold yet."""
+
+        def miss(Qp: Matrix, short: np.ndarray, kk: int) -> tuple[np.ndarray, np.ndarray]:
+            return np.full((len(short), kk), np.inf), np.zeros((len(short), kk), dtype=np.intp)
+
+        dist, _ = self._query_at(X[held], k, breadth, miss, progress=False)
+        return float((dist <= kth[:, None]).sum(axis=1).mean() / k)
+
+    def _loo_recall(self, X: Matrix, rows: np.ndarray, k: int, breadth: Any, exact: np.ndarray | None) -> float:
+        """Recall@k of leave-one-out queries of indexed ``rows`` (``loo_kneighbors``, as ``fit``)."""
+        self._loo_breadth = breadth
+        dist, _ = loo_kneighbors(self, X, k, rows=rows, validated=True)
+        if exact is None:
+            exact = exact_loo(X, self.metric, rows, k)[0]
+        return tie_aware_recall(dist, exact)
+
+    # ------------------------------------------------------------------ recall
+    def _breadth_range(self, k: int) -> tuple[int, int]:  # pragma: no cover - abstract
+        """The smallest and largest useful breadth for ``k`` neighbours."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ query
     def _query(self, Q: Matrix, k: int) -> tuple[np.ndarray, np.ndarray]:
-        ref = self._ref
-        Qp = ref.prepare(Q)
-        cand = np.asarray(self._search_library(Q, Qp, k), dtype=np.intp).reshape(Q.shape[0], k)
-        srt = np.sort(cand, axis=1)
-        bad = (srt[:, 0] < 0) | (srt[:, -1] >= ref.n_samples) | np.any(srt[:, 1:] == srt[:, :-1], axis=1)
-        cand[bad] = 0
-        dist = ref.grid_distances(Qp, cand, working_memory_bytes())
-        order = np.lexsort((cand, dist), axis=1)
-        dist = np.take_along_axis(dist, order, axis=1)
-        idx = np.take_along_axis(cand, order, axis=1)
-        if bad.any():
-            dist[bad], idx[bad] = ref.brute_force(Qp[np.flatnonzero(bad)], k, working_memory_bytes())
+        return self._query_at(Q, k, getattr(self, "_breadth", None), self._brute_force)
+
+    def _loo_query(self, X: Matrix, rows: np.ndarray | None, m: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """Leave-one-out queries of the indexed ``rows`` of ``X`` (None: all), ``m`` neighbours
+        each (the row itself among them), at the breadth calibrated for them."""
+        if not self.breadth:
+            return None
+        return self._query_at(X if rows is None else X[rows], m, self._loo_breadth, self._brute_force)
+
+    def _query_at(self, Q: Matrix, k: int, breadth: Any, repair: Any, *, progress: bool = True
+                  ) -> tuple[np.ndarray, np.ndarray]:
+        nq = Q.shape[0]
+        dist = np.empty((nq, k), dtype=np.float64)
+        idx = np.empty((nq, k), dtype=np.intp)
+        step = max(1, min(_QUERY_BLOCK, working_memory_bytes() // (16 * k + 8 * self._ref.n_features + 64)))
+        with task(f"search {self.name}", nq) if progress and nq > step else nullcontext() as bar:
+            for a in range(0, nq, step):
+                b = min(a + step, nq)
+                Qp = self._ref.prepare(Q[a:b])
+                found = np.asarray(self._search_library(Q[a:b], Qp, k, breadth), dtype=np.intp).reshape(b - a, k)
+                cand = np.where(found >= 0, self._order[np.clip(found, 0, len(self._order) - 1)], -1)
+                cand[found >= len(self._order)] = -1
+                dist[a:b], idx[a:b] = self._rank(Qp, cand, k, repair)
+                if bar is not None:
+                    bar.advance(b - a)
         return dist, idx
 
-    def _build_library(self, lib: ModuleType, X: Matrix) -> None:  # pragma: no cover - abstract
+    def _brute_force(self, Qp: Matrix, rows: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        return self._ref.brute_force(Qp[rows], k, working_memory_bytes())
+
+    def _rank(self, Qp: Matrix, cand: np.ndarray, k: int, repair: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The first k of every row's candidates by (float64 distance, row); rows without k
+        distinct valid candidates (``-1`` padding, duplicates) are answered by ``repair(Qp,
+        rows, k)`` instead."""
+        ref = self._ref
+        m = cand.shape[1]
+        order = np.argsort(cand, axis=1, kind="stable")
+        srt = np.take_along_axis(cand, order, axis=1)
+        bad_sorted = (srt < 0) | (srt >= ref.n_samples)
+        bad_sorted[:, 1:] |= srt[:, 1:] == srt[:, :-1]  # a repeated candidate counts once
+        invalid = np.empty_like(bad_sorted)
+        np.put_along_axis(invalid, order, bad_sorted, axis=1)
+        short = np.flatnonzero((m - invalid.sum(axis=1)) < k)
+        cand = np.where(invalid, 0, cand)
+        dist = ref.grid_distances(Qp, cand, working_memory_bytes())
+        dist[invalid] = np.inf
+        order = np.lexsort((cand, dist), axis=1)[:, :k]
+        dist = np.take_along_axis(dist, order, axis=1)
+        idx = np.take_along_axis(cand, order, axis=1)
+        if short.size:
+            dist[short], idx[short] = repair(Qp, short, k)
+        return dist, idx
+
+    def _build_library(self, lib: ModuleType, X: Matrix, rows: np.ndarray, progress: Any) -> None:  # pragma: no cover
+        """Build the library's index on ``rows`` of ``X`` (library ids 0 .. len(rows) - 1)."""
         raise NotImplementedError
 
-    def _search_library(self, Q: Matrix, Qp: Matrix, k: int) -> np.ndarray:  # pragma: no cover
+    def _add_library(self, X: Matrix, rows: np.ndarray, progress: Any) -> None:  # pragma: no cover
+        """Add ``rows`` to the built library index (the next library ids)."""
         raise NotImplementedError
+
+    def _search_library(self, Q: Matrix, Qp: Matrix, k: int, breadth: Any) -> np.ndarray:  # pragma: no cover
+        """Library ids of k candidates of every query, at a search breadth."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ saved as data
+    def _export_library(self) -> dict[str, Any]:  # pragma: no cover - abstract
+        """The library's built index as plain data (numbers, strings, arrays)."""
+        raise NotImplementedError
+
+    def _import_library(self, data: dict[str, Any]) -> None:  # pragma: no cover - abstract
+        """Rebuild the library's index from :meth:`_export_library`'s data, after checking
+        that data (a damaged index is a ``ValueError``, never a crash in the library)."""
+        raise NotImplementedError
+
+    def _saved_state(self) -> dict[str, Any]:
+        """Everything a built index needs besides its parameters and the indexed rows."""
+        return {
+            "library": self._export_library(),
+            "order": np.asarray(self._order, dtype=np.int64),
+            "n_samples": int(self.n_samples_fit_),
+            "n_features": int(self.n_features_in_),
+            "breadth": int(self._breadth) if self.breadth else None,
+            "loo_breadth": int(self._loo_breadth) if self.breadth else None,
+            "recall": float(self.recall_),
+            "query_recall": float(self.query_recall_),
+            "recall_rows": int(self.recall_rows_),
+        }
+
+    def _restore_state(self, state: dict[str, Any], X: Matrix) -> None:
+        """Make this unbuilt index the saved one, on its indexed rows ``X`` (no build)."""
+        n, d = X.shape
+        if (state["n_samples"], state["n_features"]) != (n, d):
+            raise ValueError(
+                f"the saved {self.name} index was built on {state['n_samples']} x {state['n_features']} rows, "
+                f"but the model's training rows are {n} x {d}"
+            )
+        order = state["order"]
+        if not (isinstance(order, np.ndarray) and order.shape == (n,) and order.dtype == np.int64
+                and np.array_equal(np.sort(order), np.arange(n))):
+            raise ValueError(f"the saved {self.name} index is damaged: its row order is not a permutation of the rows")
+        check_metric(self.metric, self.supported_metrics, self.name)
+        self._check_params()
+        self._ref = Reference(X, self.metric)
+        self._order = order.astype(np.intp)
+        self.n_samples_fit_, self.n_features_in_ = n, d
+        self._import_library(state["library"])
+        if self.breadth:
+            self._breadth, self._loo_breadth = int(state["breadth"]), int(state["loo_breadth"])
+            setattr(self, self.breadth + "_", self._breadth)
+            setattr(self, "loo_" + self.breadth + "_", self._loo_breadth)
+        self.recall_ = float(state["recall"])
+        self.query_recall_ = float(state["query_recall"])
+        self.recall_rows_ = int(state["recall_rows"])
 
 
 class _FaissBase(ApproximateIndex):
@@ -93,6 +344,11 @@ class _FaissBase(ApproximateIndex):
 
     def _lib_vectors(self, X: Matrix, Xp: Matrix) -> np.ndarray:
         return _dense32(Xp if self.metric == "cosine" else X)
+
+    def _add_library(self, X: Matrix, rows: np.ndarray, progress: Any) -> None:
+        for a in range(0, len(rows), _BUILD_BLOCK):
+            self._index.add(self._vectors(rows[a : a + _BUILD_BLOCK]))
+            progress.advance(len(rows[a : a + _BUILD_BLOCK]))
 
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
@@ -109,6 +365,29 @@ class _FaissBase(ApproximateIndex):
             state["_index"] = faiss.deserialize_index(state["_index"])
         super().__setstate__(state)
 
+    def _export_library(self) -> dict[str, Any]:
+        return {"faiss_index": np.asarray(self._library().serialize_index(self._index), dtype=np.uint8)}
+
+    def _import_library(self, data: dict[str, Any]) -> None:
+        faiss = self._library()
+        raw = data.get("faiss_index")
+        if not isinstance(raw, np.ndarray) or raw.dtype != np.uint8 or raw.ndim != 1:
+            raise ValueError(f"the saved {self.name} index is damaged: no serialized faiss index")
+        try:
+            index = faiss.deserialize_index(raw)
+        except Exception as exc:  # faiss raises RuntimeError on what it cannot read
+            raise ValueError(f"the saved {self.name} index is damaged: faiss cannot read it ({exc})") from None
+        if index.d != self.n_features_in_ or index.ntotal != self.n_samples_fit_:
+            raise ValueError(
+                f"the saved {self.name} index is damaged: it holds {index.ntotal} vectors of {index.d} "
+                f"features, the model {self.n_samples_fit_} of {self.n_features_in_}"
+            )
+        self._check_faiss(faiss, index)
+        self._index = index
+
+    def _check_faiss(self, faiss: ModuleType, index: Any) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
 
 class FaissIVFIndex(_FaissBase):
     """faiss ``IndexIVFFlat``: k-means cells, exhaustive search of the ``nprobe`` nearest cells.
@@ -119,10 +398,29 @@ class FaissIVFIndex(_FaissBase):
     nlist : int or None, default=None
         Number of cells; None means ``round(sqrt(n))``, at most ``n // 39`` (faiss wants 39
         training points per centroid) and at least 1.
-    nprobe : int, default=10
+    nprobe : int or None, default=None
         Cells searched per query (capped at ``nlist``).  Higher is slower and more exact.
+        None: the smallest number that reaches ``recall`` on the calibration sample.
+    recall : float in (0, 1] or None, default=None
+        The recall@``recall_k`` that ``nprobe`` is calibrated to reach (None: 0.95); not
+        together with ``nprobe``.
+    recall_k : int, default=10
+        The k of that recall (the estimators set it to their ``n_neighbors``).
     random_state : int, RandomState or None, default=0
-        Seed of faiss's k-means.
+        Seed of faiss's k-means and of the calibration sample.
+
+    Attributes
+    ----------
+    nlist_ : int
+        Cells used.
+    nprobe_ : int
+        Cells searched per query: ``nprobe``, or the calibrated value.
+    recall_ : float
+        Tie-aware recall@``recall_k`` of leave-one-out queries of a seeded sample of 1,000
+        indexed rows (all rows when fewer) against their exact neighbours, at ``nprobe_``;
+        its standard error is at most ``sqrt(recall_ (1 - recall_) / 1000)``.
+    recall_rows_ : int
+        Rows of that sample.
 
     Notes
     -----
@@ -133,54 +431,89 @@ class FaissIVFIndex(_FaissBase):
     --------
     >>> from mlneighbors import MLkNN
     >>> from mlneighbors.neighbors import FaissIVFIndex
-    >>> FaissIVFIndex(nprobe=20)  # faiss is imported when the index is built
-    FaissIVFIndex(nprobe=20)
+    >>> FaissIVFIndex(recall=0.9)  # faiss is imported when the index is built
+    FaissIVFIndex(recall=0.9)
     >>> model = MLkNN(10, backend="faiss-ivf", backend_params={"nprobe": 20})
     """
 
     name: ClassVar[str] = "faiss-ivf"
+    breadth: ClassVar[str] = "nprobe"
 
     def __init__(
         self,
         *,
         metric: str = "euclidean",
         nlist: int | None = None,
-        nprobe: int = 10,
+        nprobe: int | None = None,
+        recall: float | None = None,
+        recall_k: int = 10,
         random_state: Any = 0,
     ) -> None:
         self.metric = metric
         self.nlist = nlist
         self.nprobe = nprobe
+        self.recall = recall
+        self.recall_k = recall_k
         self.random_state = random_state
 
     def _check_params(self) -> None:
         check_positive_int(self.nlist, "nlist", allow_none=True)
-        check_positive_int(self.nprobe, "nprobe")
+        check_positive_int(self.nprobe, "nprobe", allow_none=True)
+        self._check_recall_params()
 
-    def _build_library(self, faiss: ModuleType, X: Matrix) -> None:
-        V = self._lib_vectors(X, self._ref.X)
-        n, d = V.shape
-        nlist = self.nlist if self.nlist is not None else int(round(math.sqrt(n)))
+    def _build_library(self, faiss: ModuleType, X: Matrix, rows: np.ndarray, progress: Any) -> None:
+        n, d = len(rows), X.shape[1]
+        nlist = self.nlist if self.nlist is not None else int(round(_IVF_CELLS_PER_SQRT_N * math.sqrt(n)))
         nlist = max(1, min(nlist, n // 39 if n >= 39 else 1, n))
         quantizer = faiss.IndexFlatL2(d)
         index = faiss.IndexIVFFlat(quantizer, d, nlist, faiss.METRIC_L2)
         index.cp.seed = _seed(self.random_state)
         index.cp.min_points_per_centroid = 1  # small data: no "provide at least 39 points" noise
-        index.train(V)
-        index.add(V)
+        # k-means trains on at most max_points_per_centroid rows a cell (faiss would sample them)
+        most = index.cp.max_points_per_centroid * nlist
+        rng = np.random.default_rng(_seed(self.random_state))
+        train = rows if n <= most else np.sort(rng.choice(rows, most, replace=False))
+        index.train(self._vectors(train))
         self._quantizer = quantizer  # the IVF index refers to it
         self._index = index
         self.nlist_ = nlist
+        self._add_library(X, rows, progress)
+
+    def _breadth_range(self, k: int) -> tuple[int, int]:
+        return 1, self.nlist_
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(super().__getstate__())
         state.pop("_quantizer", None)  # serialize_index stores the quantizer with the index
         return state
 
-    def _search_library(self, Q: Matrix, Qp: Matrix, k: int) -> np.ndarray:
-        self._index.nprobe = min(self.nprobe, self.nlist_)
-        _, idx = self._index.search(self._lib_vectors(Q, Qp), k)
+    def _search_library(self, Q: Matrix, Qp: Matrix, k: int, breadth: Any) -> np.ndarray:
+        faiss = self._library()
+        params = faiss.SearchParametersIVF()
+        params.nprobe = min(int(breadth), self.nlist_)
+        _, idx = self._index.search(self._lib_vectors(Q, Qp), k, params=params)
         return idx
+
+    def _saved_state(self) -> dict[str, Any]:
+        return {**super()._saved_state(), "nlist": int(self.nlist_)}
+
+    def _restore_state(self, state: dict[str, Any], X: Matrix) -> None:
+        super()._restore_state(state, X)
+        self.nlist_ = int(state["nlist"])
+
+    def _check_faiss(self, faiss: ModuleType, index: Any) -> None:
+        ivf = faiss.extract_index_ivf(index)
+        n = self.n_samples_fit_
+        lists = ivf.invlists
+        sizes = np.array([lists.list_size(c) for c in range(ivf.nlist)], dtype=np.int64)
+        ids = [faiss.rev_swig_ptr(lists.get_ids(c), int(size)) for c, size in enumerate(sizes) if size]
+        ids = np.concatenate(ids) if ids else np.empty(0, dtype=np.int64)
+        if (ivf.quantizer.ntotal != ivf.nlist or sizes.sum() != n
+                or not np.array_equal(np.sort(ids), np.arange(n))):
+            raise ValueError(
+                f"the saved {self.name} index is damaged: its cells do not hold rows 0 .. {n - 1} once each"
+            )
+        self._quantizer = ivf.quantizer
 
 
 class FaissHNSWIndex(_FaissBase):
@@ -189,12 +522,31 @@ class FaissHNSWIndex(_FaissBase):
     Parameters
     ----------
     metric : {"euclidean", "cosine"}, default="euclidean"
-    M : int, default=32
+    M : int, default=48
         Graph degree.
     ef_construction : int, default=40
         Candidate list size while building.
-    ef_search : int, default=64
+    ef_search : int or None, default=None
         Candidate list size while searching; raised to k when smaller (HNSW needs ef >= k).
+        None: the smallest value that reaches ``recall`` on the calibration sample.
+    recall : float in (0, 1] or None, default=None
+        The recall@``recall_k`` that ``ef_search`` is calibrated to reach (None: 0.95); not
+        together with ``ef_search``.
+    recall_k : int, default=10
+        The k of that recall (the estimators set it to their ``n_neighbors``).
+    random_state : int, RandomState or None, default=0
+        Seed of the calibration sample.
+
+    Attributes
+    ----------
+    ef_search_ : int
+        ``ef_search``, or the calibrated value.
+    recall_ : float
+        Tie-aware recall@``recall_k`` of leave-one-out queries of a seeded sample of 1,000
+        indexed rows (all rows when fewer) against their exact neighbours, at ``ef_search_``;
+        its standard error is at most ``sqrt(recall_ (1 - recall_) / 1000)``.
+    recall_rows_ : int
+        Rows of that sample.
 
     Notes
     -----
@@ -205,39 +557,72 @@ class FaissHNSWIndex(_FaissBase):
     --------
     >>> from mlneighbors import MLkNN
     >>> from mlneighbors.neighbors import FaissHNSWIndex
-    >>> FaissHNSWIndex(ef_search=128)  # faiss is imported when the index is built
-    FaissHNSWIndex(ef_search=128)
+    >>> FaissHNSWIndex(recall=0.99)  # faiss is imported when the index is built
+    FaissHNSWIndex(recall=0.99)
     >>> model = MLkNN(10, backend="faiss-hnsw", backend_params={"ef_search": 128})
     """
 
     name: ClassVar[str] = "faiss-hnsw"
+    breadth: ClassVar[str] = "ef_search"
 
     def __init__(
-        self, *, metric: str = "euclidean", M: int = 32, ef_construction: int = 40, ef_search: int = 64
+        self,
+        *,
+        metric: str = "euclidean",
+        M: int = 48,
+        ef_construction: int = 40,
+        ef_search: int | None = None,
+        recall: float | None = None,
+        recall_k: int = 10,
+        random_state: Any = 0,
     ) -> None:
         self.metric = metric
         self.M = M
         self.ef_construction = ef_construction
         self.ef_search = ef_search
+        self.recall = recall
+        self.recall_k = recall_k
+        self.random_state = random_state
 
     def _check_params(self) -> None:
         check_positive_int(self.M, "M", minimum=2)
         check_positive_int(self.ef_construction, "ef_construction")
-        check_positive_int(self.ef_search, "ef_search")
+        check_positive_int(self.ef_search, "ef_search", allow_none=True)
+        self._check_recall_params()
 
-    def _build_library(self, faiss: ModuleType, X: Matrix) -> None:
-        V = self._lib_vectors(X, self._ref.X)
-        index = faiss.IndexHNSWFlat(V.shape[1], self.M, faiss.METRIC_L2)
+    def _build_library(self, faiss: ModuleType, X: Matrix, rows: np.ndarray, progress: Any) -> None:
+        index = faiss.IndexHNSWFlat(X.shape[1], self.M, faiss.METRIC_L2)
         index.hnsw.efConstruction = self.ef_construction
-        index.add(V)
         self._index = index
+        self._add_library(X, rows, progress)
 
-    def _search_library(self, Q: Matrix, Qp: Matrix, k: int) -> np.ndarray:
+    def _breadth_range(self, k: int) -> tuple[int, int]:
+        return k, max(k, self.n_samples_fit_)
+
+    def _search_library(self, Q: Matrix, Qp: Matrix, k: int, breadth: Any) -> np.ndarray:
         faiss = self._library()
         params = faiss.SearchParametersHNSW()
-        params.efSearch = max(self.ef_search, k)
+        params.efSearch = max(int(breadth), k)
         _, idx = self._index.search(self._lib_vectors(Q, Qp), k, params=params)
         return idx
+
+    def _check_faiss(self, faiss: ModuleType, index: Any) -> None:
+        hnsw = faiss.downcast_index(index).hnsw
+        n = self.n_samples_fit_
+        levels = faiss.vector_to_array(hnsw.levels)
+        offsets = faiss.vector_to_array(hnsw.offsets)
+        neighbors = faiss.vector_to_array(hnsw.neighbors)
+        cum = faiss.vector_to_array(hnsw.cum_nneighbor_per_level)
+        ok = (
+            levels.shape == (n,) and offsets.shape == (n + 1,) and len(cum) > 0
+            and levels.min(initial=1) >= 1 and levels.max(initial=1) <= len(cum) - 1
+            and offsets[0] == 0 and np.array_equal(np.diff(offsets), cum[levels])
+            and offsets[-1] == len(neighbors)
+            and neighbors.min(initial=-1) >= -1 and neighbors.max(initial=-1) < n
+            and (n == 0 or 0 <= hnsw.entry_point < n) and hnsw.max_level == levels.max(initial=1) - 1
+        )
+        if not ok:
+            raise ValueError(f"the saved {self.name} index is damaged: its graph is inconsistent")
 
 
 class HnswlibIndex(ApproximateIndex):
@@ -248,16 +633,33 @@ class HnswlibIndex(ApproximateIndex):
     metric : {"euclidean", "cosine"}, default="euclidean"
     M : int, default=16
         Graph degree.
-    ef_construction : int, default=200
+    ef_construction : int, default=100
         Candidate list size while building.
-    ef : int, default=50
+    ef : int or None, default=None
         Candidate list size while searching; raised to k when smaller (hnswlib needs
         ef >= k), and raised further, up to n, when hnswlib cannot find k results.
+        None: the smallest value that reaches ``recall`` on the calibration sample.
+    recall : float in (0, 1] or None, default=None
+        The recall@``recall_k`` that ``ef`` is calibrated to reach (None: 0.95); not together
+        with ``ef``.
+    recall_k : int, default=10
+        The k of that recall (the estimators set it to their ``n_neighbors``).
     random_state : int, RandomState or None, default=0
-        Seed of the level generator.
+        Seed of the level generator and of the calibration sample.
     n_jobs : int or None, default=None
         Threads for building and searching; None or -1 means all CPUs.  A build with more
         than one thread is not reproducible bit for bit (insertion order varies).
+
+    Attributes
+    ----------
+    ef_ : int
+        ``ef``, or the calibrated value.
+    recall_ : float
+        Tie-aware recall@``recall_k`` of leave-one-out queries of a seeded sample of 1,000
+        indexed rows (all rows when fewer) against their exact neighbours, at ``ef_``; its
+        standard error is at most ``sqrt(recall_ (1 - recall_) / 1000)``.
+    recall_rows_ : int
+        Rows of that sample.
 
     Notes
     -----
@@ -267,8 +669,8 @@ class HnswlibIndex(ApproximateIndex):
     --------
     >>> from mlneighbors import MLkNN
     >>> from mlneighbors.neighbors import HnswlibIndex
-    >>> HnswlibIndex(ef=100)  # hnswlib is imported when the index is built
-    HnswlibIndex(ef=100)
+    >>> HnswlibIndex(recall=0.99)  # hnswlib is imported when the index is built
+    HnswlibIndex(recall=0.99)
     >>> model = MLkNN(10, backend="hnswlib", backend_params={"ef": 100})
     """
 
@@ -276,14 +678,17 @@ class HnswlibIndex(ApproximateIndex):
     module: ClassVar[str] = "hnswlib"
     extra: ClassVar[str] = "hnsw"
     package: ClassVar[str] = "hnswlib"
+    breadth: ClassVar[str] = "ef"
 
     def __init__(
         self,
         *,
         metric: str = "euclidean",
         M: int = 16,
-        ef_construction: int = 200,
-        ef: int = 50,
+        ef_construction: int = 100,
+        ef: int | None = None,
+        recall: float | None = None,
+        recall_k: int = 10,
         random_state: Any = 0,
         n_jobs: int | None = None,
     ) -> None:
@@ -291,28 +696,43 @@ class HnswlibIndex(ApproximateIndex):
         self.M = M
         self.ef_construction = ef_construction
         self.ef = ef
+        self.recall = recall
+        self.recall_k = recall_k
         self.random_state = random_state
         self.n_jobs = n_jobs
 
     def _check_params(self) -> None:
         check_positive_int(self.M, "M", minimum=2)
         check_positive_int(self.ef_construction, "ef_construction")
-        check_positive_int(self.ef, "ef")
+        check_positive_int(self.ef, "ef", allow_none=True)
+        self._check_recall_params()
 
-    def _build_library(self, hnswlib: ModuleType, X: Matrix) -> None:
-        V = _dense32(self._ref.X if self.metric == "cosine" else X)
-        n, d = V.shape
+    def _build_library(self, hnswlib: ModuleType, X: Matrix, rows: np.ndarray, progress: Any) -> None:
+        n, d = X.shape
         index = hnswlib.Index(space="l2", dim=d)
         index.init_index(
             max_elements=n, M=self.M, ef_construction=self.ef_construction, random_seed=_seed(self.random_state)
         )
-        index.add_items(V, np.arange(n), num_threads=resolve_n_jobs(self.n_jobs))
         self._index = index
+        self._added = 0
+        self._add_library(X, rows, progress)
 
-    def _search_library(self, Q: Matrix, Qp: Matrix, k: int) -> np.ndarray:
+    def _add_library(self, X: Matrix, rows: np.ndarray, progress: Any) -> None:
+        threads = resolve_n_jobs(self.n_jobs)
+        for a in range(0, len(rows), _BUILD_BLOCK):
+            part = rows[a : a + _BUILD_BLOCK]
+            ids = np.arange(self._added, self._added + len(part))
+            self._index.add_items(self._vectors(part), ids, num_threads=threads)
+            self._added += len(part)
+            progress.advance(len(part))
+
+    def _breadth_range(self, k: int) -> tuple[int, int]:
+        return k, max(k, self.n_samples_fit_)
+
+    def _search_library(self, Q: Matrix, Qp: Matrix, k: int, breadth: Any) -> np.ndarray:
         V = _dense32(Qp if self.metric == "cosine" else Q)
         n = self._ref.n_samples
-        ef = max(self.ef, k)
+        ef = max(int(breadth), k)
         while True:
             self._index.set_ef(ef)
             try:
@@ -322,6 +742,77 @@ class HnswlibIndex(ApproximateIndex):
                 if ef >= n:
                     return np.full((V.shape[0], k), -1, dtype=np.intp)  # repaired by brute force
                 ef = min(2 * ef, n)
+
+    def _export_library(self) -> dict[str, Any]:
+        (state,) = self._index.__getstate__()
+        return dict(state)
+
+    def _import_library(self, data: dict[str, Any]) -> None:
+        hnswlib = self._library()
+        _check_hnswlib_state(data, self.n_samples_fit_, self.n_features_in_)
+        index = hnswlib.Index.__new__(hnswlib.Index)
+        try:
+            index.__setstate__((dict(data),))
+        except Exception as exc:  # hnswlib's own checks (a version it does not read, ...)
+            raise ValueError(f"the saved hnswlib index is damaged: hnswlib cannot read it ({exc})") from None
+        self._index = index
+        self._added = self.n_samples_fit_
+
+
+def _check_hnswlib_state(st: dict[str, Any], n: int, d: int) -> None:
+    """Check hnswlib's saved state before hnswlib reads it (its reader trusts every size and
+    offset: a damaged state would make it read or write outside its buffers)."""
+
+    def bad(why: str) -> ValueError:
+        return ValueError(f"the saved hnswlib index is damaged: {why}")
+
+    ints = ("ser_version", "dim", "max_elements", "cur_element_count", "size_data_per_element", "label_offset",
+            "offset_data", "offset_level0", "max_level", "enterpoint_node", "max_M", "max_M0", "M",
+            "size_links_per_element")
+    arrays = {"data_level0": np.int8, "link_lists": np.int8, "element_levels": np.int32,
+              "label_lookup_external": np.uint64, "label_lookup_internal": np.uint32}
+    for key in ints:
+        if not isinstance(st.get(key), numbers.Integral) or isinstance(st.get(key), bool):
+            raise bad(f"{key} is missing or not an integer")
+    for key, dtype in arrays.items():
+        a = st.get(key)
+        if not isinstance(a, np.ndarray) or a.dtype != dtype or a.ndim != 1:
+            raise bad(f"{key} is missing or not a 1-D {np.dtype(dtype).name} array")
+    if st.get("space") != "l2" or st.get("has_deletions") or st.get("allow_replace_deleted"):
+        raise bad("not an l2 index without deletions, as this package builds")
+    m0, m = st["max_M0"], st["max_M"]
+    links0 = 4 + 4 * m0
+    if not (st["ser_version"] == 1 and st["dim"] == d and st["cur_element_count"] == n and st["max_elements"] == n
+            and st["offset_level0"] == 0 and st["offset_data"] == links0 and st["label_offset"] == links0 + 4 * d
+            and st["size_data_per_element"] == links0 + 4 * d + 8 and st["size_links_per_element"] == 4 + 4 * m
+            and 0 < m <= 1 << 16 and 0 < m0 <= 1 << 16):
+        raise bad(f"its sizes do not describe {n} rows of {d} features")
+    levels = st["element_levels"]
+    if (len(st["data_level0"]) != n * st["size_data_per_element"] or levels.shape != (n,)
+            or st["label_lookup_external"].shape != (n,) or st["label_lookup_internal"].shape != (n,)):
+        raise bad("its arrays do not hold one entry per row")
+    if n and (levels.min() < 0 or levels.max() != st["max_level"] or not 0 <= st["enterpoint_node"] < n):
+        raise bad("its levels or its entry point are out of range")
+    if len(st["link_lists"]) != int(levels.astype(np.int64).sum()) * st["size_links_per_element"]:
+        raise bad("its upper-level link lists do not match the levels")
+    ext, internal = st["label_lookup_external"], st["label_lookup_internal"]
+    if not (np.array_equal(np.sort(ext), np.arange(n, dtype=np.uint64)) and internal.max(initial=0) < max(n, 1)
+            and np.array_equal(np.sort(internal), np.arange(n, dtype=np.uint32))):
+        raise bad("its row labels are not the rows 0 .. n - 1 once each")
+    blocks = st["data_level0"].view(np.uint8).reshape(n, st["size_data_per_element"])
+    _check_links(blocks[:, :links0], m0, n, bad)
+    if len(st["link_lists"]):
+        _check_links(st["link_lists"].view(np.uint8).reshape(-1, st["size_links_per_element"]), m, n, bad)
+
+
+def _check_links(raw: np.ndarray, width: int, n: int, bad: Any) -> None:
+    """Link lists (a uint32 count, then ``width`` uint32 row numbers): counts and rows in range."""
+    for a in range(0, len(raw), _BUILD_BLOCK):
+        lists = np.ascontiguousarray(raw[a : a + _BUILD_BLOCK]).view(np.uint32)
+        counts = lists[:, 0] & 0xFFFF
+        used = np.arange(width)[None, :] < counts[:, None]
+        if counts.max(initial=0) > width or (lists[:, 1:][used] >= n).any():
+            raise bad("a link list has too many links or a row number out of range")
 
 
 class PyNNDescentIndex(ApproximateIndex):
@@ -334,14 +825,30 @@ class PyNNDescentIndex(ApproximateIndex):
         Degree of the k-NN graph built (capped at n - 1).
     epsilon : float, default=0.1
         Search breadth (pynndescent's ``query(epsilon=...)``); higher is slower and more exact.
+    loo_graph : bool, default=True
+        Leave-one-out neighbours of the indexed rows (a model's ``fit``) are read from the
+        k-NN graph the build made (its ``n_neighbors`` candidates per row, re-ranked in
+        float64) instead of searched, when the graph holds more than ``k`` of them.
+    recall_k : int, default=10
+        The k of ``recall_`` (the estimators set it to their ``n_neighbors``).
     random_state : int, RandomState or None, default=0
     n_jobs : int or None, default=None
         Threads (pynndescent / numba); None means pynndescent's default.
 
+    Attributes
+    ----------
+    recall_ : float
+        Tie-aware recall@``recall_k`` of leave-one-out queries of a seeded sample of 1,000
+        indexed rows (all rows when fewer) against their exact neighbours (no calibration:
+        ``epsilon`` and ``n_neighbors`` set the breadth).
+    recall_rows_ : int
+        Rows of that sample.
+
     Notes
     -----
     Needs ``pip install 'mlneighbors[pynndescent]'``.  CSR input is used as is.  The first
-    build in a process compiles pynndescent's numba kernels (seconds).
+    build in a process compiles pynndescent's numba kernels (seconds).  Its index is not
+    saved with a model (``include_index``): it is rebuilt on first use.
 
     Examples
     --------
@@ -352,12 +859,13 @@ class PyNNDescentIndex(ApproximateIndex):
     >>> model = MLkNN(10, backend="pynndescent", backend_params={"epsilon": 0.2})
     """
 
-
     name: ClassVar[str] = "pynndescent"
     module: ClassVar[str] = "pynndescent"
     extra: ClassVar[str] = "pynndescent"
     package: ClassVar[str] = "pynndescent"
     supported_metrics: ClassVar[tuple[str, ...]] = ("euclidean", "cosine", "manhattan")
+
+    recall = None
 
     def __init__(
         self,
@@ -365,12 +873,16 @@ class PyNNDescentIndex(ApproximateIndex):
         metric: str = "euclidean",
         n_neighbors: int = 30,
         epsilon: float = 0.1,
+        loo_graph: bool = True,
+        recall_k: int = 10,
         random_state: Any = 0,
         n_jobs: int | None = None,
     ) -> None:
         self.metric = metric
         self.n_neighbors = n_neighbors
         self.epsilon = epsilon
+        self.loo_graph = loo_graph
+        self.recall_k = recall_k
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -378,12 +890,29 @@ class PyNNDescentIndex(ApproximateIndex):
         check_positive_int(self.n_neighbors, "n_neighbors", minimum=2)
         if isinstance(self.epsilon, bool) or not isinstance(self.epsilon, (int, float)) or self.epsilon < 0:
             raise ValueError(f"epsilon must be a number >= 0, got {self.epsilon!r}")
+        self._check_recall_params()
 
     @staticmethod
     def _data(A: Matrix) -> Matrix:
         return A.astype(np.float32) if sp.issparse(A) else _dense32(A)
 
-    def _build_library(self, pynndescent: ModuleType, X: Matrix) -> None:
+    def _build(self, X: Matrix) -> None:
+        """Build on every row (pynndescent adds no rows later), then measure the recall of
+        leave-one-out queries (through the graph, as ``fit``) on a seeded sample of rows."""
+        lib = self._library()
+        self._ref = Reference(X, self.metric)
+        n = X.shape[0]
+        self._order = np.arange(n)
+        with task(f"build {self.name} index", n) as progress:
+            self._build_library(lib, X, self._order, progress)
+        self.n_samples_fit_, self.n_features_in_ = X.shape
+        k = min(self.recall_k, n - 1)
+        rows = sample_rows(n, RECALL_SAMPLE, _seed(self.random_state))
+        self.recall_ = self._loo_recall(X, rows, k, None, None) if k >= 1 else 1.0
+        self.query_recall_ = float("nan")  # no rows held out: pynndescent cannot add them later
+        self.recall_rows_ = len(rows)
+
+    def _build_library(self, pynndescent: ModuleType, X: Matrix, rows: np.ndarray, progress: Any) -> None:
         n = X.shape[0]
         self._index = pynndescent.NNDescent(
             self._data(X),
@@ -393,8 +922,35 @@ class PyNNDescentIndex(ApproximateIndex):
             n_jobs=self.n_jobs,
             verbose=False,
         )
+        self._graph = np.asarray(self._index.neighbor_graph[0])
         self._index.prepare()
+        progress.advance(n)
 
-    def _search_library(self, Q: Matrix, Qp: Matrix, k: int) -> np.ndarray:
+    def _search_library(self, Q: Matrix, Qp: Matrix, k: int, breadth: Any) -> np.ndarray:
         idx, _ = self._index.query(self._data(Q), k=k, epsilon=self.epsilon)
         return idx
+
+    def _loo_query(self, X: Matrix, rows: np.ndarray | None, m: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """The ``m`` nearest of the graph's neighbours of the indexed ``rows`` of ``X`` (None:
+        all; the row itself among them), re-ranked in float64; rows with fewer than ``m``
+        valid ones are searched.  None when the graph is not used (``loo_graph=False``, or
+        no more than ``m`` neighbours a row in the graph)."""
+        graph = self.__dict__.get("_graph")
+        if not self.loo_graph or graph is None or graph.shape[1] <= m:
+            return None
+        rows = np.arange(X.shape[0]) if rows is None else rows
+        dist = np.empty((len(rows), m))
+        idx = np.empty((len(rows), m), dtype=np.intp)
+        step = max(1, _QUERY_BLOCK // 4)
+        with task(f"neighbours {self.name} graph", len(rows)) if len(rows) > step else nullcontext() as progress:
+            for a in range(0, len(rows), step):
+                Qb = X[rows[a : a + step]]
+
+                def search(Qp: Matrix, short: np.ndarray, k: int, Qb: Matrix = Qb) -> tuple[np.ndarray, np.ndarray]:
+                    return self._query(Qb[short], k)
+
+                cand = graph[rows[a : a + step]].astype(np.intp)
+                dist[a : a + step], idx[a : a + step] = self._rank(self._ref.prepare(Qb), cand, m, search)
+                if progress is not None:
+                    progress.advance(Qb.shape[0])
+        return dist, idx

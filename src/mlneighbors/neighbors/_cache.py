@@ -97,6 +97,11 @@ class NeighborCache:
     exact = True
 
     @property
+    def name(self) -> str:
+        """The name of the wrapped index."""
+        return str(getattr(self._template, "name", type(self._template).__name__))
+
+    @property
     def searches(self) -> int:
         """Searches that reached the wrapped index (cache misses)."""
         return self._store.searches

@@ -124,6 +124,18 @@ def _query_shard(shard: _Shard, Q: Any, k: int) -> tuple[np.ndarray, np.ndarray]
     return np.asarray(dist, dtype=np.float64), np.asarray(idx, dtype=np.intp) + shard.start
 
 
+def _exact_shard(shard: _Shard, Q: Any, k: int, metric: str) -> tuple[np.ndarray, np.ndarray]:
+    """The shard's exact top-k for a few queries (the recall of an approximate inner index)."""
+    from ._exact import ExactIndex
+
+    dist, idx = ExactIndex(metric=metric, n_jobs=1).build(shard.X).query(Q, min(k, shard.X.shape[0]))
+    return dist, idx + shard.start
+
+
+def _shard_recall(shard: _Shard) -> float | None:
+    return getattr(shard.index, "recall_", None)
+
+
 def _merge(k: int, *parts: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """One node of the tree reduction: the k best of some per-shard lists."""
     dists = [p[0] for p in parts]
@@ -306,7 +318,11 @@ class DaskIndex(BaseIndex):
         becomes the threads of the worker holding the shard, and its ``working_memory`` the
         caller's setting (:func:`mlneighbors.set_config`).
     inner_params : dict, default=None
-        Parameters of ``inner``.
+        Parameters of ``inner``; an approximate inner index takes ``recall`` here (each shard
+        calibrates its search to it on its own rows).
+    recall_k : int, default=10
+        The k of ``recall_`` (and of an approximate inner index's own calibration; the
+        estimators set it to their ``n_neighbors``).
 
     Attributes
     ----------
@@ -318,6 +334,11 @@ class DaskIndex(BaseIndex):
         First global row of every shard, and the total.
     n_shards_ : int
         Number of shards built.
+    recall_ : float
+        1.0 with an exact inner index; with an approximate one, the tie-aware recall@
+        ``recall_k`` of the sharded search (leave-one-out queries of a seeded sample of 1,000
+        rows, searched through every shard and merged) against the exact neighbours of the
+        same rows, computed shard by shard on the workers.
 
     Notes
     -----
@@ -355,12 +376,14 @@ class DaskIndex(BaseIndex):
         n_shards: int | None = None,
         inner: Any = "exact",
         inner_params: dict | None = None,
+        recall_k: int = 10,
     ) -> None:
         self.metric = metric
         self.client = client
         self.n_shards = n_shards
         self.inner = inner
         self.inner_params = inner_params
+        self.recall_k = recall_k
 
     def __sklearn_clone__(self) -> DaskIndex:
         # a Client cannot be deep-copied: a copy of the index shares it
@@ -383,6 +406,7 @@ class DaskIndex(BaseIndex):
         from ._registry import BACKENDS
 
         check_positive_int(self.n_shards, "n_shards", allow_none=True)
+        check_positive_int(self.recall_k, "recall_k")
         if self.client is not None and not callable(getattr(self.client, "submit", None)):
             raise TypeError(f"client must be a distributed.Client or None, got {self.client!r}")
         if isinstance(self.inner, str):
@@ -445,6 +469,8 @@ class DaskIndex(BaseIndex):
 
         client = self._client = self._new_client()
         inner = resolve_backend(self.inner, self.metric, self.inner_params)  # bad inner: here, not on a worker
+        if "recall_k" in getattr(inner, "get_params", dict)() and "recall_k" not in (self.inner_params or {}):
+            inner.set_params(recall_k=self.recall_k)
         n = X.shape[0]
         n_shards = self.n_shards
         if n_shards is None:
@@ -476,6 +502,27 @@ class DaskIndex(BaseIndex):
         self._source = X
         self.offsets_ = bounds
         self.n_shards_ = len(shards)
+        self.n_samples_fit_, self.n_features_in_ = X.shape  # the recall's queries search the shards
+        self.recall_ = 1.0 if self.exact else self._measure_recall(client, X)
+
+    def _measure_recall(self, client: Any, X: Any) -> float:
+        """Tie-aware recall of the sharded approximate search on a seeded sample of rows."""
+        from ._loo import drop_self
+        from ._recall import RECALL_SAMPLE, sample_rows, tie_aware_recall
+
+        n = X.shape[0]
+        k = min(self.recall_k, n - 1)
+        if k < 1:
+            return 1.0
+        rows = sample_rows(n, RECALL_SAMPLE, 0)
+        Q = X[rows]
+        Q = check_data(Q.compute() if is_dask_array(Q) else Q, name="X")
+        approx = drop_self(*self._query(Q, k + 1), rows, k)
+        with _large_graphs_expected():
+            parts = [client.submit(_exact_shard, shard, Q, k + 1, self.metric) for shard in self._shards]
+        results = gather(client, parts, "recall measurement")
+        exact = drop_self(*merge_kneighbors([r[0] for r in results], [r[1] for r in results], k + 1), rows, k)
+        return tie_aware_recall(approx[0], exact[0])
 
     # ------------------------------------------------------------------ query
     def _query(self, Q: Any, k: int) -> tuple[np.ndarray, np.ndarray]:

@@ -246,6 +246,28 @@ class LabelRestrictedIndex:
     def exact(self) -> bool:
         return self._search.exact if hasattr(self, "_search") else bool(getattr(self.index, "exact", False))
 
+    @property
+    def name(self) -> str:
+        """The name of the index searched per label (a model's ``backend_``)."""
+        return str(getattr(self.index, "backend_", None) or getattr(self.index, "name", None)
+                   or type(self.index).__name__)
+
+    @property
+    def recall_(self) -> float | None:
+        """1.0 when exact; else the mean of the per-label indexes' ``recall_`` weighted by
+        their members (None when one of them does not report a recall)."""
+        if self.exact:
+            return 1.0
+        search = self.__dict__.get("_search")
+        indexes = getattr(search, "indexes", None)
+        if indexes is None:
+            return None
+        pairs = [(len(m), getattr(ix, "recall_", None)) for ix, m in zip(indexes, search.members, strict=True)
+                 if ix is not None]
+        if not pairs or any(r is None for _, r in pairs):
+            return None
+        return float(sum(w * r for w, r in pairs) / sum(w for w, _ in pairs))
+
     def build(self, X: Any, Y: np.ndarray) -> LabelRestrictedIndex:
         """Index the rows of ``X`` by the labels of ``Y``.
 

@@ -23,7 +23,9 @@ from ._base import check_k, check_result, search
 __all__ = ["drop_self", "loo_kneighbors"]
 
 
-def loo_kneighbors(index: Any, X: Any, k: int, *, validated: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def loo_kneighbors(
+    index: Any, X: Any, k: int, *, validated: bool = False, rows: Any = None
+) -> tuple[np.ndarray, np.ndarray]:
     """The k nearest neighbours of every indexed row, its own row excluded.
 
     Asks the index for ``k + 1`` neighbours of the rows it was built on and removes each
@@ -31,9 +33,17 @@ def loo_kneighbors(index: Any, X: Any, k: int, *, validated: bool = False) -> tu
     row are other rows and stay.  The order is the index's own (distance, then lower index),
     so the result for k is the prefix of the result for any larger k.  When the row itself
     is not among the ``k + 1`` returned (more than k duplicates with lower indices, or an
-    approximate backend that missed it), the last of the ``k + 1`` is dropped instead.
+    approximate backend that missed it), the last of the ``k + 1`` is dropped instead: the
+    row itself is never among its neighbours, whatever the backend.
 
-    Every model calls this once per ``fit``; no backend and no model re-implements it.
+    An index with its own way to answer the leave-one-out queries of its rows offers it as a
+    ``_loo_query(X, rows, m)`` method (``rows`` None: all), used instead of ``query``: the
+    approximate backends search them at the breadth calibrated for them (a row of a graph
+    finds itself and its links first: a narrower search reaches the recall), pynndescent
+    reads the k-NN graph its build made.  The same rule is applied to what it returns.
+
+    Every model calls this once per ``fit``, and the approximate indexes call it on a sample
+    of rows to measure their recall; no backend and no model re-implements it.
 
     Parameters
     ----------
@@ -45,10 +55,14 @@ def loo_kneighbors(index: Any, X: Any, k: int, *, validated: bool = False) -> tu
     validated : bool, default=False
         ``X`` was validated by the caller (an estimator's training rows): the package's own
         indexes do not validate it again.
+    rows : array-like of int, default=None
+        Only these indexed rows are queried (their neighbours are still sought among all
+        rows); None: every row.
 
     Returns
     -------
     dist : ndarray of shape (n_samples, k), float64
+        (``(len(rows), k)`` with ``rows``.)
     idx : ndarray of shape (n_samples, k), intp
 
     Examples
@@ -62,6 +76,8 @@ def loo_kneighbors(index: Any, X: Any, k: int, *, validated: bool = False) -> tu
            [0, 2],
            [0, 1],
            [2, 0]])
+    >>> loo_kneighbors(ExactIndex().build(X), X, k=2, rows=[3])[1]
+    array([[2, 0]])
     """
     n = X.shape[0]
     n_fit = getattr(index, "n_samples_fit_", n)
@@ -70,11 +86,24 @@ def loo_kneighbors(index: Any, X: Any, k: int, *, validated: bool = False) -> tu
     k = check_k(k, n)
     if k > n - 1:
         raise ValueError(f"leave-one-out needs k <= n_samples - 1 = {n - 1}, got k={k}")
-    dist, idx = search(index, X, k + 1, validated=validated)
-    dist, idx = check_result(dist, idx, n, k + 1, n, index)
-    if np.any((idx == np.arange(n)[:, None]).sum(axis=1) > 1):
+    if rows is None:
+        queried = np.arange(n)
+    else:
+        queried = np.asarray(rows)
+        if queried.ndim != 1 or queried.dtype.kind not in "iu" or (
+            queried.size and (queried.min() < 0 or queried.max() >= n)
+        ):
+            raise ValueError(f"rows must be a 1-D array of row numbers in 0 .. {n - 1}")
+        queried = queried.astype(np.intp)
+    own = getattr(index, "_loo_query", None)
+    found = own(X, None if rows is None else queried, k + 1) if callable(own) else None
+    if found is None:
+        Q = X if rows is None else X[queried]  # X itself: an index may recognise its own rows
+        found = search(index, Q, k + 1, validated=validated)
+    dist, idx = check_result(*found, len(queried), k + 1, n, index)
+    if np.any((idx == queried[:, None]).sum(axis=1) > 1):
         raise ValueError("the index returned a row more than once among its own neighbours")
-    return drop_self(dist, idx, np.arange(n), k)
+    return drop_self(dist, idx, queried, k)
 
 
 def drop_self(

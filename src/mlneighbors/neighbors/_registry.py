@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ._approximate import FaissHNSWIndex, FaissIVFIndex, HnswlibIndex, PyNNDescentIndex
+from ._auto import AutoIndex
 from ._base import METRICS, BaseIndex, check_metric, unbuilt_copy
 from ._dask import DaskIndex
 from ._exact import ExactIndex
@@ -18,6 +19,7 @@ __all__ = ["BACKENDS", "get_index", "resolve_backend"]
 #: registered backend name -> index class ("exact" is the default everywhere)
 BACKENDS: dict[str, type[BaseIndex]] = {
     "exact": ExactIndex,
+    "auto": AutoIndex,
     "torch": TorchIndex,
     "faiss-ivf": FaissIVFIndex,
     "faiss-hnsw": FaissHNSWIndex,
@@ -34,8 +36,9 @@ def get_index(name: str = "exact", *, metric: str | None = None, **params: Any) 
     Parameters
     ----------
     name : str, default="exact"
-        A key of :data:`BACKENDS`: "exact", "torch" (the exact search on a GPU through
-        PyTorch, same results), "faiss-ivf", "faiss-hnsw", "hnswlib", "pynndescent",
+        A key of :data:`BACKENDS`: "exact", "auto" (the exact search, or an approximate
+        index where it is estimated faster: :class:`AutoIndex`), "torch" (the exact search
+        on a GPU through PyTorch, same results), "faiss-ivf", "faiss-hnsw", "hnswlib", "pynndescent",
         "pca-window" (the hybrid kNN's candidate search; cosine only), "dask" (shards
         of any of these on the workers of a Dask cluster).
     metric : str, default=None

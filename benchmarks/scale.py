@@ -1,0 +1,699 @@
+"""A million rows on one machine: the exact search against the approximate backends, end to end.
+
+Usage::
+
+    PYTHONPATH=src python benchmarks/scale.py [--sizes 100000x128 300000x128 1000000x128 300000x384]
+        [--queries 10000] [--recall-queries 2000] [--contenders exact auto hnswlib faiss-hnsw faiss-ivf]
+        [--pynndescent-at 100000] [--exact-sample-above 500000] [--exact-sample 10000]
+        [--exact-quality whole|skip] [--saved-at 1000000] [--workers 2] [--out table.md] [--seed 0]
+    PYTHONPATH=src python benchmarks/scale.py --sizes 300000x128 --contenders hnswlib dask-hnswlib
+    PYTHONPATH=src python benchmarks/scale.py --quick        # a smoke run: 20,000 x 32 and 40,000 x 32
+    PYTHONPATH=src python benchmarks/scale.py --tune build [--n 100000] [--d 128]
+    PYTHONPATH=src python benchmarks/scale.py --tune crossover
+    PYTHONPATH=src python benchmarks/scale.py --tune graph [--n 100000] [--d 128]
+
+Data (issue 22): the label-mixture law of ``benchmarks/labels.py`` with 200 labels and 3 a row:
+every label is a prototype point of N(0, I_d); a row draws 3 distinct labels from a Zipf law
+(P(rank r) ~ 1 / r, label ids a random permutation of the ranks) and is the mean of their
+prototypes plus N(0, 0.5^2 I_d) noise.  The n training rows and the ``--queries`` test rows
+are drawn together from ``--seed`` (the last rows are the queries), block by block, so every
+contender sees the same numbers.  k = 10; the model is ``MLkNN(10)``.
+
+Per size and contender, in a fresh subprocess (its peak memory is its own):
+
+- ``build``: the index build (``_build_index``: the library's build and, for the approximate
+  backends, the recall calibration on 1,000 sampled rows);
+- ``fit``: the rest of ``MLkNN.fit``: the leave-one-out search of every training row and the
+  label tables;
+- ``predict``: ``predict`` of the ``--queries`` rows; ``end to end`` is the sum of the three,
+  ``x exact`` its ratio to exact's (above 1: faster than exact);
+- ``recall@10``: the tie-aware recall (a neighbour at the distance of the k-th exact one counts)
+  of ``kneighbors`` of ``--recall-queries`` sampled test rows against their exact neighbours;
+- ``P@1``, ``P@5`` (``predict_top_k``) and ``micro-F1`` (``predict``) of the model on those same
+  rows; ``peak``: peak resident memory beyond the data (Linux ``VmHWM``, reset before the run);
+- ``recall_``: the model's own estimate (its calibration sample), ``backend_`` what it used.
+
+Exact above ``--exact-sample-above`` rows: its leave-one-out search is timed on a seeded sample
+of ``--exact-sample`` rows against the full index and extrapolated linearly in the number of
+rows (marked in the table); its quality columns (and a measured whole fit, reported beside the
+extrapolation) come from the whole fit when ``--exact-quality whole`` (default).  At
+``--saved-at`` rows the fastest approximate model is saved with and without its index
+(``mlneighbors.save(..., include_index=...)``) and a fresh process loads it and predicts the
+queries, timed.
+
+A contender ``dask-NAME`` is ``backend="dask"`` with ``inner="NAME"`` (shards of that index,
+one per worker thread, each calibrated on its rows) on a ``LocalCluster`` of ``--workers``
+processes of one thread, started before the clock.
+
+``--tune build`` chooses the build parameters: for every backend a grid of (M,
+ef_construction) or nlist, each built, calibrated to recall 0.95 and run through a whole
+leave-one-out search, timed.  ``--tune crossover`` measures the exact leave-one-out search and
+the approximate fit (the backend "auto" picks) at several n and d and fits the cost models of
+``mlneighbors/neighbors/_auto.py``.  ``--tune graph`` measures whether the graph built for an
+index already gives the leave-one-out neighbours (hnswlib's level-0 links, one and two hops;
+pynndescent's k-NN graph) against searching every row.
+
+Caveats: a shared 2-core machine; absolute seconds are noisy, ratios of one run compare.  Each
+subprocess runs with ``OMP_WAIT_POLICY=passive`` (spinning OpenMP threads would take the cores
+of the next step) and under a memory watchdog (``--max-rss-gb``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+HERE = Path(__file__).resolve().parent
+# benchmarks/dask.py would shadow the dask package: this folder leaves sys.path
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
+
+
+def _labels_benchmark() -> Any:
+    """benchmarks/labels.py, for its memory measurement (imported by path)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("labels_benchmark", HERE / "labels.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_labels = _labels_benchmark()
+Peak, watchdog = _labels.Peak, _labels.watchdog  # the same memory measurement as the labels benchmark
+
+K = 10
+N_LABELS = 200
+LABELS_PER_ROW = 3
+NOISE = 0.5
+BLOCK = 100_000
+FULL = ["100000x128", "300000x128", "1000000x128", "300000x384"]
+QUICK = ["20000x32", "40000x32"]
+CONTENDERS = ["exact", "auto", "hnswlib", "faiss-hnsw", "faiss-ivf"]
+MB = 2**20
+
+
+# -- data ---------------------------------------------------------------------------------
+
+
+def synthetic(n_rows: int, d: int, seed: int) -> tuple[np.ndarray, sp.csr_matrix]:
+    """Rows that are noisy means of their labels' prototypes (200 labels, 3 a row, Zipf)."""
+    rng = np.random.default_rng([seed, N_LABELS, d])
+    prototypes = rng.standard_normal((N_LABELS, d), dtype=np.float32)
+    cdf = np.cumsum(1.0 / np.arange(1, N_LABELS + 1))
+    cdf /= cdf[-1]
+    ids = rng.permutation(N_LABELS)
+    X = np.empty((n_rows, d))
+    parts = []
+    draws = 12  # enough that nearly every row finds 3 distinct labels among them
+    earlier = np.tril(np.ones((draws, draws), dtype=bool), -1)
+    for a in range(0, n_rows, BLOCK):
+        b = min(a + BLOCK, n_rows)
+        rank = np.minimum(np.searchsorted(cdf, rng.random((b - a, draws)), side="right"), N_LABELS - 1)
+        cand = ids[rank]
+        dup = ((cand[:, :, None] == cand[:, None, :]) & earlier).any(axis=2)
+        keep = ~dup & (np.cumsum(~dup, axis=1) <= LABELS_PER_ROW)
+        counts = keep.sum(axis=1)
+        indptr = np.concatenate([[0], np.cumsum(counts)])
+        Yb = sp.csr_matrix((np.ones(indptr[-1], dtype=np.int8), cand[keep], indptr), shape=(b - a, N_LABELS))
+        Yb.sort_indices()
+        mean = sp.csr_matrix((np.repeat(1.0 / counts, counts).astype(np.float32), Yb.indices, Yb.indptr),
+                             shape=Yb.shape)
+        X[a:b] = mean @ prototypes
+        X[a:b] += NOISE * rng.standard_normal((b - a, d))
+        parts.append(Yb)
+    return X, sp.vstack(parts, format="csr")
+
+
+def dataset(n: int, d: int, m: int, seed: int) -> tuple[np.ndarray, sp.csr_matrix, np.ndarray, sp.csr_matrix]:
+    X, Y = synthetic(n + m, d, seed)
+    return X[:n], Y[:n], X[n:], Y[n:]
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    n, d = text.lower().split("x")
+    return int(float(n)), int(d)
+
+
+# -- measurements -------------------------------------------------------------------------
+
+
+def tie_aware(dist: np.ndarray, exact_dist: np.ndarray) -> float:
+    from mlneighbors.neighbors._recall import tie_aware_recall
+
+    return tie_aware_recall(dist, exact_dist)
+
+
+def quality(model: Any, Q: np.ndarray, YQ: sp.csr_matrix) -> dict:
+    from sklearn.metrics import f1_score
+
+    from mlneighbors.metrics import precision_at_k
+
+    _, top = model.predict_top_k(Q, 5)
+    pred = model.predict(Q)
+    truth = YQ.toarray()
+    return {
+        "p1": precision_at_k(truth, top, 1),
+        "p5": precision_at_k(truth, top, 5),
+        "micro_f1": float(f1_score(truth, pred, average="micro", zero_division=0)),
+    }
+
+
+def backend_params(name: str) -> tuple[str, dict | None]:
+    return name, None
+
+
+class TimedBuild:
+    """Times ``_build_index`` inside ``fit`` (the build, calibration included)."""
+
+    def __init__(self, model: Any) -> None:
+        self.seconds = 0.0
+        inner = model._build_index
+
+        def timed(X: Any, Y: Any) -> Any:
+            t = time.perf_counter()
+            out = inner(X, Y)
+            self.seconds += time.perf_counter() - t
+            return out
+
+        model._build_index = timed
+
+
+def child_contender(spec: dict) -> dict:
+    """One contender at one size (in its own process)."""
+    from mlneighbors import MLkNN, save
+    from mlneighbors.neighbors import ExactIndex, loo_kneighbors
+
+    n, d, m, seed, name = spec["n"], spec["d"], spec["m"], spec["seed"], spec["contender"]
+    X, Y, Q, YQ = dataset(n, d, m, seed)
+    sample = np.sort(np.random.default_rng([seed, 1]).choice(m, size=min(spec["recall_queries"], m), replace=False))
+    out: dict[str, Any] = {"n": n, "d": d, "contender": name}
+    cluster = None
+    gc.collect()
+    if name == "exact" and n > spec["exact_sample_above"]:
+        # the leave-one-out search of a seeded sample of rows, extrapolated in the number of rows
+        rows = np.sort(np.random.default_rng([seed, 2]).choice(n, size=spec["exact_sample"], replace=False))
+        with Peak() as peak:
+            t0 = time.perf_counter()
+            index = ExactIndex().build(X)
+            t1 = time.perf_counter()
+            loo_kneighbors(index, X, K, rows=rows, validated=True)
+            t2 = time.perf_counter()
+        out.update(build=t1 - t0, fit=(t2 - t1) * n / len(rows), extrapolated=True, peak=peak.bytes)
+        if spec["exact_quality"] == "whole":
+            full = MLkNN(K)
+            t3 = time.perf_counter()
+            full.fit(X, Y)
+            out["fit_whole"] = time.perf_counter() - t3
+            model = full
+        else:
+            model = None
+        if model is not None:
+            t4 = time.perf_counter()
+            model.predict(Q)
+            out["predict"] = time.perf_counter() - t4
+        else:
+            t4 = time.perf_counter()
+            index.query(Q, K)
+            out["predict"] = time.perf_counter() - t4
+    else:
+        if name.startswith("dask-"):  # shards of the inner index on a local cluster (its start untimed)
+            from distributed import Client, LocalCluster
+
+            cluster = LocalCluster(n_workers=spec["workers"], threads_per_worker=1, processes=True,
+                                   dashboard_address=None)
+            client = Client(cluster)
+            model = MLkNN(K, backend="dask", backend_params={"client": client, "inner": name[len("dask-"):]})
+        else:
+            model = MLkNN(K, backend=name)
+        timer = TimedBuild(model)
+        with Peak() as peak:
+            t0 = time.perf_counter()
+            model.fit(X, Y)
+            t1 = time.perf_counter()
+            model.predict(Q)
+            t2 = time.perf_counter()
+        out.update(build=timer.seconds, fit=t1 - t0 - timer.seconds, predict=t2 - t1, extrapolated=False,
+                   peak=peak.bytes)
+        del model._build_index  # the timing wrapper: not part of the model
+    out["end_to_end"] = out["build"] + out["fit"] + out["predict"]
+    if model is not None:
+        out["backend_"] = model.backend_
+        out["recall_"] = float(model.recall_)
+        out.update(quality(model, Q[sample], YQ[sample]))
+        exact_dist, _ = ExactIndex().build(X).query(Q[sample], K)
+        dist, _ = model.kneighbors(Q[sample], K)
+        out["recall"] = tie_aware(dist, exact_dist)
+        if cluster is not None:
+            out["workers"] = spec["workers"]
+        if spec.get("save_dir") and name != "exact" and cluster is None:
+            for include in (True, False):
+                path = os.path.join(spec["save_dir"], f"{name}-{'with' if include else 'without'}.skops")
+                t = time.perf_counter()
+                save(model, path, include_index=include)
+                out[f"save_{'with' if include else 'without'}"] = time.perf_counter() - t
+                out[f"path_{'with' if include else 'without'}"] = path
+                out[f"bytes_{'with' if include else 'without'}"] = os.path.getsize(path)
+    return out
+
+
+def child_load(spec: dict) -> dict:
+    """Load a saved model and predict the queries, timed (in a fresh process)."""
+    import mlneighbors
+    from mlneighbors.neighbors import _approximate
+
+    n, d, m, seed = spec["n"], spec["d"], spec["m"], spec["seed"]
+    _, _, Q, _ = dataset(n, d, m, seed)
+    builds = []
+    original = _approximate.ApproximateIndex._build
+
+    def counted(self: Any, X: Any) -> None:
+        builds.append(type(self).__name__)
+        original(self, X)
+
+    _approximate.ApproximateIndex._build = counted
+    gc.collect()
+    t0 = time.perf_counter()
+    model = mlneighbors.load(spec["path"])
+    t1 = time.perf_counter()
+    model.predict(Q)
+    t2 = time.perf_counter()
+    return {"load": t1 - t0, "predict": t2 - t1, "builds": len(builds)}
+
+
+# -- tuning -------------------------------------------------------------------------------
+
+
+def parse_config(text: str) -> tuple[str, dict]:
+    """``hnswlib:M=16,ef_construction=40`` -> ("hnswlib", {"M": 16, "ef_construction": 40})."""
+    name, _, rest = text.partition(":")
+    return name, {k: int(v) for k, v in (item.split("=") for item in rest.split(",") if item)}
+
+
+def tune_build(n: int, d: int, seed: int, configs: list[str] | None = None) -> list[dict]:
+    from mlneighbors.neighbors import get_index, loo_kneighbors
+
+    X, _, _, _ = dataset(n, d, 0, seed)
+    grid = (
+        [("hnswlib", {"M": M, "ef_construction": efc}) for M, efc in ((16, 40), (16, 100), (24, 100), (32, 100),
+                                                                      (48, 100))]
+        + [("faiss-hnsw", {"M": M, "ef_construction": efc}) for M, efc in ((32, 40), (48, 40), (64, 40), (48, 80))]
+        + [("faiss-ivf", {"nlist": int(round(f * math.sqrt(n)))}) for f in (1, 2, 4)]
+    )
+    if configs:
+        grid = [parse_config(c) for c in configs]
+    grid = [(name, params) for name, params in grid if name != "exact"]
+    rows = []
+    if configs and "exact" in configs:
+        gc.collect()
+        t0 = time.perf_counter()
+        loo_kneighbors(get_index("exact").build(X), X, K, validated=True)
+        rows.append({"backend": "exact", "breadth": "-", "loo_breadth": "-", "query_recall_": 1.0, "recall_": 1.0,
+                     "build": 0.0, "loo": time.perf_counter() - t0, "total": time.perf_counter() - t0})
+        print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    for name, params in grid:
+        gc.collect()
+        index = get_index(name, recall=0.95, **params)
+        t0 = time.perf_counter()
+        index.build(X)
+        t1 = time.perf_counter()
+        loo_kneighbors(index, X, K, validated=True)
+        t2 = time.perf_counter()
+        row = {"backend": name, **params, "breadth": getattr(index, index.breadth + "_"),
+               "loo_breadth": getattr(index, "loo_" + index.breadth + "_"), "query_recall_": index.query_recall_,
+               "recall_": index.recall_, "build": t1 - t0, "loo": t2 - t1, "total": t2 - t0}
+        print(json.dumps(row), file=sys.stderr, flush=True)
+        rows.append(row)
+        del index
+    return rows
+
+
+def tune_crossover(seed: int) -> list[dict]:
+    from mlneighbors.neighbors import get_index, loo_kneighbors
+    from mlneighbors.neighbors._auto import APPROXIMATE
+
+    rows = []
+    for d in (32, 128, 384):
+        for n in (20_000, 50_000, 100_000, 300_000):
+            X, _, _, _ = dataset(n, d, 0, seed)
+            for name in ["exact"] + [name for name, _ in APPROXIMATE]:
+                if name == "exact" and n * n * d > 100_000**2 * 128:
+                    continue  # beyond this the exact search takes many minutes: its model extrapolates
+                gc.collect()
+                t0 = time.perf_counter()
+                index = get_index(name).build(X)
+                loo_kneighbors(index, X, K, validated=True)
+                seconds = time.perf_counter() - t0
+                row = {"n": n, "d": d, "backend": name, "seconds": seconds}
+                print(json.dumps(row), file=sys.stderr, flush=True)
+                rows.append(row)
+                del index
+            del X
+    return rows
+
+
+def fit_crossover(rows: list[dict], threads: int) -> dict:
+    """Least-squares constants of the cost models (ns per core) from the crossover rows, each
+    row weighted by its own time (relative errors)."""
+    from mlneighbors.neighbors._auto import APPROXIMATE
+
+    ex = [r for r in rows if r["backend"] == "exact"]
+    A = np.array([[r["n"] ** 2 * (r["d"] + 1), r["n"] ** 2] for r in ex], dtype=float) / threads * 1e-9
+    t = np.array([r["seconds"] for r in ex])
+    mac, entry = np.linalg.lstsq(A / t[:, None], np.ones(len(t)), rcond=None)[0]
+    out = {"exact": (mac, entry)}
+    for name, _ in APPROXIMATE:
+        ap = [r for r in rows if r["backend"] == name]
+        if not ap:
+            continue
+        u = np.array([r["seconds"] for r in ap])
+        best = None
+        for power in np.arange(1.0, 1.605, 0.01):  # t = n^power (a d + b) / threads
+            B = np.array([[r["n"] ** power * r["d"], r["n"] ** power] for r in ap], dtype=float) / threads * 1e-9
+            coef, *_ = np.linalg.lstsq(B / u[:, None], np.ones(len(u)), rcond=None)
+            err = float((((B @ coef) - u) / u) ** 2 @ np.ones(len(u)))
+            if best is None or err < best[0]:
+                best = (err, float(power), float(coef[0]), float(coef[1]))
+        out[name] = best[1:]
+    return out
+
+
+def predicted(rows: list[dict], consts: dict) -> str:
+    """Measured against the fitted models, and where the rule switches for every d."""
+    from mlneighbors.neighbors import _auto
+
+    threads = len(os.sched_getaffinity(0))
+    _auto._NS_EXACT_MAC, _auto._NS_EXACT_ENTRY = consts["exact"]
+    for name, value in consts.items():
+        if name != "exact":
+            _auto._NS_APPROX[name] = value
+    text = "| n | d | backend | measured s | model s |\n|---|---|---|---|---|\n"
+    for r in rows:
+        model = (_auto.exact_seconds(r["n"], r["n"], r["d"], n_threads=threads) if r["backend"] == "exact"
+                 else _auto.approximate_seconds(r["n"], r["d"], backend=r["backend"], n_threads=threads))
+        text += f"| {r['n']:,} | {r['d']} | {r['backend']} | {r['seconds']:.1f} | {model:.1f} |\n"
+    text += "\ncrossover (the smallest n the rule sends to an approximate index): "
+    parts = []
+    for d in (32, 64, 128, 256, 384, 768):
+        n = 1000
+        while n < 10**8 and _auto.choose_backend(n, d, n_threads=threads).backend == "exact":
+            n = int(n * 1.05) + 1
+        parts.append(f"d = {d}: {n:,}")
+    return text + "; ".join(parts) + "\n"
+
+
+def tune_graph(n: int, d: int, seed: int) -> list[dict]:
+    """Leave-one-out neighbours from the graph an index built, against searching every row."""
+    from mlneighbors.neighbors import get_index, loo_kneighbors
+    from mlneighbors.neighbors._recall import exact_loo, sample_rows, tie_aware_recall
+
+    X, _, _, _ = dataset(n, d, 0, seed)
+    rows_s = sample_rows(n, 1000, 0)
+    exact_dist, _ = exact_loo(X, "euclidean", rows_s, K)
+    out = []
+    index = get_index("hnswlib", recall=0.95).build(X)
+    t0 = time.perf_counter()
+    dist, _ = loo_kneighbors(index, X, K, validated=True)
+    out.append({"index": "hnswlib", "how": f"search every row (ef={index.loo_ef_})",
+                "seconds": time.perf_counter() - t0, "recall": tie_aware_recall(dist[rows_s], exact_dist),
+                "candidates": K + 1})
+    (state,) = index._index.__getstate__()
+    size = state["size_data_per_element"]
+    width = state["max_M0"]
+    raw = state["data_level0"].view(np.uint8).reshape(-1, size)
+    counts = np.ascontiguousarray(raw[:, :4]).view(np.uint32).ravel() & 0xFFFF
+    links = np.ascontiguousarray(raw[:, 4 : 4 + 4 * width]).view(np.uint32).astype(np.intp)
+    labels = np.ascontiguousarray(raw[:, state["label_offset"] : state["label_offset"] + 8]).view(np.uint64).ravel()
+    rows_of = index._order[labels.astype(np.intp)]  # hnswlib's internal id -> row (its labels are library ids)
+    internal = np.empty(n, dtype=np.intp)
+    internal[rows_of] = np.arange(n)
+    ext = np.where(np.arange(width)[None, :] < counts[:, None], rows_of[links], -1)
+    one = ext[internal]  # row -> its level-0 links, as row numbers (-1: unused slot)
+    del ext, links
+    queried = one[rows_s]
+    for hops in (1, 2):
+        t0 = time.perf_counter()
+        cand = queried
+        if hops == 2:  # the links of the links (-1 where a first hop is an unused slot)
+            second = np.where((queried >= 0)[:, :, None], one[np.maximum(queried, 0)], -1)
+            cand = np.concatenate([queried, second.reshape(len(rows_s), -1)], axis=1)
+        cand = np.where(cand == rows_s[:, None], -1, cand)  # leave-one-out: never the row itself
+
+        def nothing(Qp: Any, short: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+            return np.full((len(short), k), np.inf), np.zeros((len(short), k), dtype=np.intp)
+
+        dist, _ = index._rank(index._ref.X[rows_s], cand, K, nothing)
+        out.append({"index": "hnswlib", "how": f"level-0 links, {hops} hop{'s' if hops > 1 else ''} "
+                    f"(time extrapolated from {len(rows_s)} rows)",
+                    "seconds": (time.perf_counter() - t0) * n / len(rows_s),
+                    "recall": tie_aware_recall(dist, exact_dist), "candidates": float((cand >= 0).sum(axis=1).mean())})
+    del index, state, raw
+    try:
+        import pynndescent  # noqa: F401
+    except ImportError:
+        return out
+    for use in (True, False):
+        index = get_index("pynndescent", loo_graph=use).build(X)
+        t0 = time.perf_counter()
+        dist, _ = loo_kneighbors(index, X, K, validated=True)
+        out.append({"index": "pynndescent", "how": "its k-NN graph (30 a row)" if use else "search every row",
+                    "seconds": time.perf_counter() - t0, "recall": tie_aware_recall(dist[rows_s], exact_dist),
+                    "candidates": 30 if use else K + 1})
+    return out
+
+
+# -- driver -------------------------------------------------------------------------------
+
+
+def run_child(spec: dict, log: Any) -> dict:
+    env = dict(os.environ)
+    env.setdefault("OMP_WAIT_POLICY", "passive")
+    env.setdefault("MALLOC_MMAP_THRESHOLD_", "131072")
+    proc = subprocess.run([sys.executable, __file__, "--child", json.dumps(spec)], capture_output=True, text=True,
+                          env=env)
+    log.write(proc.stderr)
+    log.flush()
+    if proc.returncode != 0:
+        tail = proc.stderr.strip().splitlines()[-1:] or ["?"]
+        return {"error": f"exit {proc.returncode}: {tail[0]}"}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def fmt(x: Any, digits: int = 3) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    if isinstance(x, float):
+        return f"{x:.{digits}f}" if abs(x) < 100 else f"{x:.0f}"
+    return str(x)
+
+
+def main_table(results: list[dict], args: argparse.Namespace) -> str:
+    lines = [
+        "| n x d | contender | backend_ | build s | fit s | predict s | end to end s | x exact | recall@10 "
+        "| recall_ | P@1 | P@5 | micro-F1 | peak MB |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    by_size: dict[tuple, dict] = {}
+    for r in results:
+        by_size.setdefault((r["n"], r["d"]), {})[r["contender"]] = r
+    for (n, d), rows in by_size.items():
+        exact = rows.get("exact", {})
+        for name, r in rows.items():
+            if "error" in r:
+                lines.append(f"| {n:,} x {d} | {name} | failed: {r['error']} |" + " |" * 11)
+                continue
+            ratio = exact.get("end_to_end", float("nan")) / r["end_to_end"] if exact.get("end_to_end") else None
+            star = " *" if r.get("extrapolated") else ""
+            lines.append(
+                f"| {n:,} x {d} | {name} | {r.get('backend_', '-')} | {fmt(r['build'], 1)} | {fmt(r['fit'], 1)}{star} "
+                f"| {fmt(r['predict'], 1)} | {fmt(r['end_to_end'], 1)}{star} | {fmt(ratio, 2)} "
+                f"| {fmt(r.get('recall'))} | {fmt(r.get('recall_'))} | {fmt(r.get('p1'), 4)} | {fmt(r.get('p5'), 4)} "
+                f"| {fmt(r.get('micro_f1'), 4)} "
+                f"| {fmt((r.get('peak') or 0) / MB, 0)} |"
+            )
+    notes = []
+    for r in results:
+        if r.get("extrapolated"):
+            whole = (f"; the whole fit, run for the quality columns, took {r['fit_whole']:.0f} s"
+                     if "fit_whole" in r else "")
+            notes.append(f"\\* exact at {r['n']:,} x {r['d']}: leave-one-out search timed on {args.exact_sample:,} "
+                         f"sampled rows against the full index and extrapolated linearly to {r['n']:,} rows{whole}.")
+    return "\n".join(lines + [""] + notes)
+
+
+def saved_table(rows: list[dict]) -> str:
+    lines = ["| model | index in the file | file MB | load s | predict s | load + predict s | builds |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['label']} | {r['include']} | {fmt(r['bytes'] / MB, 0)} | {fmt(r.get('load'), 1)} "
+                     f"| {fmt(r.get('predict'), 1)} | {fmt((r.get('load') or 0) + (r.get('predict') or 0), 1)} "
+                     f"| {r.get('builds', '-')} |")
+    return "\n".join(lines)
+
+
+def to_rst(markdown: str) -> str:
+    """The Markdown tables and paragraphs of this script's output as reStructuredText
+    (``list-table`` directives), for the documentation's pages."""
+    out: list[str] = []
+    table: list[list[str]] = []
+
+    def cell(text: str) -> str:
+        text = text.strip().replace("*", "\\*").replace("|", "/")
+        return "–" if text in ("", "-") else text
+
+    def flush() -> None:
+        if not table:
+            return
+        out.extend([".. list-table::", "   :header-rows: 1", ""])
+        for row in table:
+            out.append(f"   * - {row[0]}")
+            out.extend(f"     - {c}" for c in row[1:])
+        out.append("")
+        table.clear()
+
+    for line in markdown.splitlines():
+        if line.startswith("|"):
+            cells = line.strip().strip("|").split("|")
+            if not all(set(c.strip()) <= {"-", ":"} for c in cells):
+                table.append([cell(c) for c in cells])
+            continue
+        flush()
+        if line.startswith("<!--"):
+            line = ".. " + line[4:].rstrip("-> ")
+        out.append(line.replace("\\*", "\\*").replace("^", "\\ :sup:`", 0))
+    flush()
+    return "\n".join(out) + "\n"
+
+
+def write_out(path: str, text: str) -> None:
+    """``path``: Markdown, or reStructuredText when it ends in .rst or .inc."""
+    Path(path).write_text(to_rst(text) if path.endswith((".rst", ".inc")) else text)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", nargs="+", help=f"n x d, e.g. 100000x128 (default {' '.join(FULL)})")
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--queries", type=int, default=10_000)
+    parser.add_argument("--recall-queries", type=int, default=2_000)
+    parser.add_argument("--contenders", nargs="+", default=CONTENDERS)
+    parser.add_argument("--pynndescent-at", type=int, nargs="*", default=[100_000])
+    parser.add_argument("--workers", type=int, default=2, help="worker processes of the dask-* contenders")
+    parser.add_argument("--exact-sample-above", type=int, default=500_000)
+    parser.add_argument("--exact-sample", type=int, default=10_000)
+    parser.add_argument("--exact-quality", choices=["whole", "skip"], default="whole")
+    parser.add_argument("--saved-at", type=int, default=1_000_000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--max-rss-gb", type=float, default=12.0)
+    parser.add_argument("--out", help="write the Markdown tables here too")
+    parser.add_argument("--tune", choices=["build", "crossover", "graph"])
+    parser.add_argument("--n", type=int, default=100_000)
+    parser.add_argument("--d", type=int, default=128)
+    parser.add_argument("--configs", nargs="+", help="--tune build: these configurations only, e.g. "
+                        "hnswlib:M=16,ef_construction=40 faiss-ivf:nlist=600 exact")
+    parser.add_argument("--from-log", help="--tune crossover: fit the models to the rows of an earlier run's log")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    if args.child:
+        spec = json.loads(args.child)
+        watchdog(int(spec["max_rss_gb"] * 2**30))
+        result = child_load(spec) if spec.get("kind") == "load" else child_contender(spec)
+        print(json.dumps(result))
+        return
+
+    threads = len(os.sched_getaffinity(0))
+    header = f"{threads} CPUs, mlneighbors from {Path(__file__).resolve().parent.parent}, seed {args.seed}"
+    if args.tune:
+        watchdog(int(args.max_rss_gb * 2**30))
+        print(f"# scale.py --tune {args.tune}: {header}", flush=True)
+        if args.tune == "build":
+            rows = tune_build(args.n, args.d, args.seed, args.configs)
+            text = ("| backend | params | query breadth | query_recall_ | leave-one-out breadth | recall_ | build s "
+                    "| leave-one-out s | total s |\n|---|---|---|---|---|---|---|---|---|\n")
+            for r in rows:
+                params = ", ".join(f"{k}={v}" for k, v in r.items() if k in ("M", "ef_construction", "nlist"))
+                text += (f"| {r['backend']} | {params or '-'} | {r['breadth']} | {r['query_recall_']:.3f} "
+                         f"| {r['loo_breadth']} "
+                         f"| {r['recall_']:.3f} | {r['build']:.1f} | {r['loo']:.1f} | {r['total']:.1f} |\n")
+        elif args.tune == "crossover":
+            rows = ([json.loads(line) for line in Path(args.from_log).read_text().splitlines() if line.startswith("{")]
+                    if args.from_log else tune_crossover(args.seed))
+            consts = fit_crossover(rows, threads)
+            consts_all = dict(consts)
+            text = "| n | d | backend | seconds |\n|---|---|---|---|\n"
+            text += "".join(f"| {r['n']:,} | {r['d']} | {r['backend']} | {r['seconds']:.1f} |\n" for r in rows)
+            text += ("\nfitted (ns per core): exact {0[0]:.4g} per multiply-add + {0[1]:.4g} per pair; ".format(
+                consts.pop("exact")) + "; ".join(f"{k} n^{p:.2f} ({a:.4g} d + {b:.4g})"
+                                               for k, (p, a, b) in consts.items()) + "\n")
+            model = predicted(rows, consts_all)
+            text += "\n" + model
+        else:
+            rows = tune_graph(args.n, args.d, args.seed)
+            text = ("| index | leave-one-out neighbours from | candidates a row | seconds | recall@10 |\n"
+                    "|---|---|---|---|---|\n")
+            text += "".join(f"| {r['index']} | {r['how']} | {r['candidates']:.0f} | {r['seconds']:.1f} "
+                            f"| {r['recall']:.3f} |\n" for r in rows)
+        print(text, flush=True)
+        if args.out:
+            write_out(args.out, f"<!-- {header} -->\n\n" + text)
+        return
+
+    sizes = [parse_size(s) for s in (args.sizes or (QUICK if args.quick else FULL))]
+    if args.quick:
+        args.queries, args.recall_queries, args.exact_sample_above, args.exact_sample = 2000, 500, 30_000, 2000
+        args.saved_at = sizes[-1][0]
+        args.pynndescent_at = []
+    print(f"# scale.py: {header}; sizes {sizes}; {args.queries} queries; k={K}", flush=True)
+    results: list[dict] = []
+    saved: list[dict] = []
+    save_dir = tempfile.mkdtemp(prefix="mlneighbors-scale-")
+    log = sys.stderr
+    for n, d in sizes:
+        names = list(args.contenders) + (["pynndescent"] if n in args.pynndescent_at else [])
+        for name in names:
+            spec = {"n": n, "d": d, "m": args.queries, "seed": args.seed, "contender": name,
+                    "recall_queries": args.recall_queries, "exact_sample_above": args.exact_sample_above,
+                    "exact_sample": args.exact_sample, "exact_quality": args.exact_quality, "workers": args.workers,
+                    "max_rss_gb": args.max_rss_gb,
+                    "save_dir": save_dir if n == args.saved_at and name not in ("exact", "pynndescent") else None}
+            t = time.perf_counter()
+            r = {"n": n, "d": d, "contender": name, **run_child(spec, log)}
+            print(f"  {n} x {d} {name}: {time.perf_counter() - t:.0f} s "
+                  + json.dumps({k: v for k, v in r.items() if not k.startswith(("path", "bytes"))}), flush=True)
+            results.append(r)
+        at = [r for r in results if r["n"] == n and r["d"] == d and "path_with" in r]
+        if at:
+            best = min(at, key=lambda r: r["end_to_end"])
+            for include in ("with", "without"):
+                spec = {"kind": "load", "n": n, "d": d, "m": args.queries, "seed": args.seed,
+                        "path": best[f"path_{include}"], "max_rss_gb": args.max_rss_gb}
+                r = run_child(spec, log)
+                saved.append({"label": f"{best['contender']} ({best['backend_']}) at {n:,} x {d}", "include": include,
+                              "bytes": best[f"bytes_{include}"], "build": best["build"], **r})
+                print(f"  saved {include} index: {json.dumps(r)}", flush=True)
+    for path in Path(save_dir).glob("*.skops"):
+        path.unlink()
+    os.rmdir(save_dir)
+    text = main_table(results, args)
+    if saved:
+        text += "\n\nA saved model, loaded in a fresh process, predicting the queries:\n\n" + saved_table(saved)
+        text += "\n\n(build of that model: " + ", ".join(f"{r['label']}: {r['build']:.1f} s" for r in saved[::2]) + ")"
+    print("\n" + text)
+    if args.out:
+        write_out(args.out, f"<!-- scale.py: {header}; {args.queries} queries -->\n\n" + text + "\n")
+
+
+if __name__ == "__main__":
+    main()

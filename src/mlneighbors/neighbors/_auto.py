@@ -1,0 +1,320 @@
+"""``backend="auto"``: the exact search where it is cheaper, an approximate index beyond.
+
+A model's ``fit`` is a leave-one-out search over its n training rows.  The exact engine does
+n^2 d work; an HNSW graph is built and searched in about n log n d (somewhat more at a fixed
+recall: the calibrated search breadth grows with n).  :func:`choose_backend`
+compares the two by cost models measured on this package's benchmark (``benchmarks/scale.py
+--tune crossover``: label-mixture embeddings, k = 10, a 2-core AMD EPYC with AVX2; the
+measurements are in the docs' neighbour-search page) and picks:
+
+- ``"exact"`` for a metric the approximate libraries do not search (manhattan), for sparse
+  rows (CSR with less than :data:`SPARSE_DENSITY` of its cells stored: text, where the exact
+  engine's sparse and integer paths win and the libraries would densify), and wherever its
+  estimated time is lower;
+- else the installed backend of :data:`APPROXIMATE` with the lowest estimate, calibrated to
+  ``recall``.
+
+The estimate of the exact search (:func:`exact_seconds`) also tells the command line when an
+exact fit will take long.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._base import BaseIndex, check_positive_int, resolve_n_jobs, search
+
+__all__ = ["APPROXIMATE", "AutoIndex", "Choice", "choose_backend", "exact_seconds", "approximate_seconds"]
+
+#: the approximate backends "auto" may pick, with the module each needs
+APPROXIMATE: tuple[tuple[str, str], ...] = (("faiss-hnsw", "faiss"), ("hnswlib", "hnswlib"))
+#: CSR rows storing less than this share of their cells are sparse text: searched exactly
+SPARSE_DENSITY = 0.1
+#: metrics the approximate backends of :data:`APPROXIMATE` search
+APPROXIMATE_METRICS = ("euclidean", "cosine")
+
+# cost model of the exact leave-one-out search (nanoseconds per core): per multiply-add of the
+# float32 proxy GEMM, and per proxy entry (selection and masking passes over the block);
+# fitted to benchmarks/scale.py --tune crossover
+_NS_EXACT_MAC = 0.02875
+_NS_EXACT_ENTRY = 3.125
+# cost models of an approximate fit with the backend's default build parameters (build,
+# recall calibration, leave-one-out search of every row at recall 0.95): seconds =
+# n^power (per_feature d + per_row) / threads * 1e-9; fitted to the same measurements
+_NS_APPROX: dict[str, tuple[float, float, float]] = {
+    "faiss-hnsw": (1.09, 191.7, 86290.0),
+    "hnswlib": (1.30, 32.58, 7751.0),
+}
+
+
+def exact_seconds(n_queries: int, n_indexed: int, n_features: int, *, n_threads: int | None = None,
+                  X: Any = None) -> float:
+    """Estimated seconds of an exact search of ``n_queries`` rows among ``n_indexed`` rows.
+
+    The exact engine computes one proxy value per (query, indexed row) pair: a float32 GEMM of
+    ``n_features + 1`` multiply-adds per value on dense rows, then passes over the values to
+    select the candidates.  For CSR ``X`` the engine's own choice between densifying and
+    scipy's sparse product is estimated with its cost model (``ExactIndex``).
+
+    Parameters
+    ----------
+    n_queries, n_indexed, n_features : int
+    n_threads : int, default=None
+        Threads of the search (None: every CPU).
+    X : array-like or CSR, default=None
+        The indexed rows, when known: sparse rows use the sparse cost model.
+
+    Returns
+    -------
+    seconds : float
+
+    Examples
+    --------
+    >>> from mlneighbors.neighbors._auto import exact_seconds
+    >>> exact_seconds(10**6, 10**6, 128, n_threads=2) > 600  # a leave-one-out fit at 10^6 rows
+    True
+    """
+    threads = resolve_n_jobs(n_threads)
+    per_entry = _NS_EXACT_MAC * (n_features + 1) / threads
+    if X is not None and sp.issparse(X):
+        from ._exact import _NS_SPARSE_MAC, _NS_SPARSE_OUT
+
+        n = X.shape[0]
+        col_counts = np.bincount(X.indices, minlength=X.shape[1]).astype(np.float64)
+        macs_per_out = float(col_counts @ col_counts) / (float(n) * n)
+        per_entry = min(per_entry, _NS_SPARSE_MAC * macs_per_out + _NS_SPARSE_OUT)
+    per_entry += _NS_EXACT_ENTRY / threads
+    return float(n_queries) * float(n_indexed) * per_entry * 1e-9
+
+
+def approximate_seconds(n_samples: int, n_features: int, *, backend: str = "faiss-hnsw",
+                        n_threads: int | None = None) -> float:
+    """Estimated seconds of an approximate fit with ``backend``'s default build parameters:
+    its build, the calibration to recall 0.95 and the leave-one-out search of every row.
+
+    Examples
+    --------
+    >>> from mlneighbors.neighbors._auto import approximate_seconds, exact_seconds
+    >>> approximate_seconds(10**6, 128, n_threads=2) < exact_seconds(10**6, 10**6, 128, n_threads=2)
+    True
+    """
+    threads = resolve_n_jobs(n_threads)
+    power, per_feature, per_row = _NS_APPROX[backend]
+    return float(n_samples) ** power * (per_feature * n_features + per_row) / threads * 1e-9
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What :func:`choose_backend` picked, and why (one line for the user)."""
+
+    backend: str
+    reason: str
+
+
+def _installed(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+def choose_backend(
+    n_samples: int,
+    n_features: int,
+    *,
+    density: float = 1.0,
+    metric: str = "euclidean",
+    n_threads: int | None = None,
+    X: Any = None,
+    installed: Any = None,
+) -> Choice:
+    """The backend ``"auto"`` uses for a leave-one-out fit of ``n_samples`` rows.
+
+    Parameters
+    ----------
+    n_samples, n_features : int
+        The training rows' shape.
+    density : float, default=1.0
+        Share of stored cells (1.0 for a dense array; ``X.nnz / (n * d)`` for CSR).
+    metric : str, default="euclidean"
+    n_threads : int, default=None
+        Threads (None: every CPU).  Both estimates scale alike; it matters little.
+    X : array-like or CSR, default=None
+        The rows themselves, when known (sparse rows: the exact engine's sparse cost).
+    installed : callable, default=None
+        ``installed(module) -> bool``; None: whether the module can be imported.
+
+    Returns
+    -------
+    choice : Choice
+        ``choice.backend`` (a registered name) and ``choice.reason``.
+
+    Examples
+    --------
+    >>> from mlneighbors.neighbors._auto import choose_backend
+    >>> choose_backend(5_000, 128).backend
+    'exact'
+    >>> choose_backend(10**6, 128, n_threads=2, installed=lambda m: True).backend in ("faiss-hnsw", "hnswlib")
+    True
+    >>> choose_backend(10**6, 30_000, density=0.001).reason
+    'sparse rows (0.1% of cells stored): the exact search'
+    """
+    installed = _installed if installed is None else installed
+    if metric not in APPROXIMATE_METRICS:
+        return Choice("exact", f"metric={metric!r}: the exact search")
+    if density < SPARSE_DENSITY:
+        return Choice("exact", f"sparse rows ({density:.1%} of cells stored): the exact search")
+    t_exact = exact_seconds(n_samples, n_samples, n_features, n_threads=n_threads, X=X)
+    estimates = {name: approximate_seconds(n_samples, n_features, backend=name, n_threads=n_threads)
+                 for name, module in APPROXIMATE if installed(module)}
+    best = min(estimates, key=estimates.get, default=None)
+    if best is not None and estimates[best] < t_exact:
+        return Choice(best, f"{n_samples} x {n_features}: {best} is estimated faster than the exact search "
+                            f"({estimates[best]:.3g} s against {t_exact:.3g} s)")
+    if best is None and approximate_seconds(n_samples, n_features, n_threads=n_threads) < t_exact:
+        modules = ", ".join(m for _, m in APPROXIMATE)
+        return Choice("exact", f"{n_samples} x {n_features}: an approximate index would be faster, but none of "
+                               f"{modules} is installed (pip install 'mlneighbors[faiss]')")
+    return Choice("exact", f"{n_samples} x {n_features}: the exact search is estimated faster"
+                  + (f" ({t_exact:.3g} s against {estimates[best]:.3g} s with {best})" if best else ""))
+
+
+class _ChosenExact:
+    """``exact`` of :class:`AutoIndex`: False on the class and before build (it may pick an
+    approximate index); after build, whether the index it picked is exact."""
+
+    def __get__(self, obj: Any, owner: Any = None) -> bool:
+        if obj is None or "index_" not in obj.__dict__:
+            return False
+        return bool(obj.index_.exact)
+
+
+class AutoIndex(BaseIndex):
+    """The exact search, or an approximate index where it is estimated faster (``"auto"``).
+
+    At ``build`` it picks a backend for the rows by :func:`choose_backend` (rows, features,
+    density, metric; the measured crossover is in the docs' neighbour-search page), builds it
+    and answers every query through it.
+
+    Parameters
+    ----------
+    metric : {"euclidean", "cosine", "manhattan"}, default="euclidean"
+    recall : float in (0, 1] or None, default=None
+        The recall an approximate pick is calibrated to (None: 0.95); ignored when the exact
+        search is picked (its recall is 1).
+    recall_k : int, default=10
+        The k of that recall (the estimators set it to their ``n_neighbors``).
+    random_state : int, RandomState or None, default=0
+        Seed of an approximate pick (its calibration sample, its levels or k-means).
+    n_jobs : int or None, default=None
+        Threads, where the picked backend takes them.
+
+    Attributes
+    ----------
+    backend_ : str
+        The backend picked (a registered name).
+    reason_ : str
+        Why, in one line.
+    index_ : index
+        The built index of ``backend_``.
+    recall_ : float
+        ``index_.recall_`` for an approximate pick (see its class), 1.0 for the exact one.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlneighbors.neighbors import get_index
+    >>> X = np.random.default_rng(0).normal(size=(500, 8))
+    >>> index = get_index("auto").build(X)
+    >>> index.backend_, index.recall_, index.exact
+    ('exact', 1.0, True)
+    """
+
+    name: ClassVar[str] = "auto"
+    exact = _ChosenExact()  # type: ignore[assignment]
+    supported_metrics: ClassVar[tuple[str, ...]] = ("euclidean", "cosine", "manhattan")
+
+    def __init__(
+        self,
+        *,
+        metric: str = "euclidean",
+        recall: float | None = None,
+        recall_k: int = 10,
+        random_state: Any = 0,
+        n_jobs: int | None = None,
+    ) -> None:
+        self.metric = metric
+        self.recall = recall
+        self.recall_k = recall_k
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _check_params(self) -> None:
+        check_positive_int(self.recall_k, "recall_k")
+        r = self.recall
+        if r is not None and (isinstance(r, bool) or not isinstance(r, (int, float)) or not 0.0 < r <= 1.0):
+            raise ValueError(f"recall must be a number in (0, 1] or None, got recall={r!r}")
+
+    def choose(self, X: Any) -> Choice:
+        """The backend that ``build(X)`` would pick, without building it.
+
+        Parameters
+        ----------
+        X : array-like or CSR of shape (n_samples, n_features)
+
+        Returns
+        -------
+        choice : Choice
+        """
+        n, d = X.shape
+        density = X.nnz / max(1, n * d) if sp.issparse(X) else 1.0
+        return choose_backend(n, d, density=density, metric=self.metric, n_threads=self.n_jobs,
+                              X=X if sp.issparse(X) else None)
+
+    def _inner(self, backend: str) -> BaseIndex:
+        """The unbuilt index of ``backend`` with this index's settings."""
+        from ._registry import get_index
+
+        index = get_index(backend, metric=self.metric)
+        accepted = index.get_params()
+        given = {"recall": self.recall, "recall_k": self.recall_k, "random_state": self.random_state,
+                 "n_jobs": self.n_jobs}
+        index.set_params(**{key: value for key, value in given.items() if key in accepted})
+        return index
+
+    def _build(self, X: Any) -> None:
+        choice = self.choose(X)
+        self.index_ = self._inner(choice.backend).build(X)
+        self.backend_ = choice.backend
+        self.reason_ = choice.reason
+        self.recall_ = float(getattr(self.index_, "recall_", 1.0))
+
+    def _query(self, Q: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
+        return search(self.index_, Q, k, validated=True)
+
+    def _loo_query(self, X: Any, rows: np.ndarray | None, m: int) -> tuple[np.ndarray, np.ndarray] | None:
+        own = getattr(self.index_, "_loo_query", None)
+        return own(X, rows, m) if callable(own) else None
+
+    def _saved_state(self) -> dict[str, Any] | None:
+        inner = getattr(self.index_, "_saved_state", None)
+        if not callable(inner):
+            return None  # the exact search: rebuilt on load (a float32 copy of the rows)
+        return {"backend": self.backend_, "reason": self.reason_, "inner": inner()}
+
+    def _restore_state(self, state: dict[str, Any], X: Any) -> None:
+        from ._registry import BACKENDS
+
+        backend = state.get("backend")
+        if backend not in BACKENDS or backend == self.name:
+            raise ValueError(f"the saved auto index is damaged: unknown backend {backend!r}")
+        self._check_params()
+        index = self._inner(backend)
+        index._restore_state(state["inner"], X)
+        self.index_ = index
+        self.backend_ = backend
+        self.reason_ = str(state.get("reason", ""))
+        self.recall_ = float(getattr(index, "recall_", 1.0))
+        self.n_samples_fit_, self.n_features_in_ = X.shape

@@ -1,0 +1,387 @@
+"""Issue 22: ``backend="auto"``, recall chosen and reported, leave-one-out through the approximate
+indexes, the index saved with the model, progress of long builds and searches."""
+
+from __future__ import annotations
+
+import zipfile
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import mlneighbors
+from mlneighbors import MLkNN
+from mlneighbors._progress import listen
+from mlneighbors.neighbors import AutoIndex, ExactIndex, _approximate, _auto, get_index, loo_kneighbors
+from mlneighbors.neighbors._recall import calibrate, tie_aware_recall
+from mlneighbors.neighbors._saved import export_index, restore_index
+
+CALIBRATED = ["hnswlib", "faiss-hnsw", "faiss-ivf"]
+LIBRARY = {"faiss-ivf": "faiss", "faiss-hnsw": "faiss", "hnswlib": "hnswlib", "pynndescent": "pynndescent"}
+APPROXIMATE = CALIBRATED + [pytest.param("pynndescent", marks=pytest.mark.slow)]
+
+
+def clustered(n, d=8, centres=25, seed=0, scale=3.0):
+    """Rows around seeded centres (the label-mixture shape at small scale)."""
+    rng = np.random.default_rng(seed)
+    C = rng.standard_normal((centres, d)) * scale
+    return C[rng.integers(0, centres, n)] + rng.standard_normal((n, d))
+
+
+def library(name):
+    pytest.importorskip(LIBRARY[name])
+
+
+@pytest.fixture
+def approximate_auto(monkeypatch):
+    """``"auto"`` picking an approximate index on small data: the exact search is made to look
+    expensive (its per-entry cost), the rule itself runs unchanged."""
+    pytest.importorskip("faiss")
+    monkeypatch.setattr(_auto, "_NS_EXACT_ENTRY", 1e9)
+
+
+# -- the rule of "auto" -------------------------------------------------------------------
+
+
+def test_auto_picks_exact_on_small_and_sparse_data_and_approximate_past_the_crossover():
+    everything = lambda module: True  # noqa: E731
+    assert _auto.choose_backend(5_000, 128, n_threads=2, installed=everything).backend == "exact"
+    assert _auto.choose_backend(20_000, 128, n_threads=2, installed=everything).backend == "exact"
+    names = dict(_auto.APPROXIMATE)
+    big = _auto.choose_backend(10**6, 128, n_threads=2, installed=everything)
+    assert big.backend in names and "faster than the exact search" in big.reason
+    # the lowest estimate of the installed ones
+    estimates = {name: _auto.approximate_seconds(10**6, 128, backend=name, n_threads=2) for name in names}
+    assert big.backend == min(estimates, key=estimates.get)
+    # sparse text (97k rows of imdb-like density) stays exact, however many rows
+    assert _auto.choose_backend(97_000, 10_000, density=0.005, installed=everything).backend == "exact"
+    assert _auto.choose_backend(10**7, 10_000, density=0.005, installed=everything).backend == "exact"
+    assert _auto.choose_backend(10**6, 128, metric="manhattan", installed=everything).backend == "exact"
+    # none of the libraries installed: exact, and the reason says what to install
+    none = _auto.choose_backend(10**6, 128, n_threads=2, installed=lambda m: False)
+    assert none.backend == "exact" and "pip install" in none.reason
+    # the other library when the best one is missing
+    other = _auto.choose_backend(10**6, 128, n_threads=2, installed=lambda m: m != names[big.backend])
+    assert other.backend in names and other.backend != big.backend
+
+
+@pytest.mark.parametrize("d", [32, 128, 384])
+def test_the_rule_has_one_crossover_in_n(d):
+    """Exact below one number of rows, approximate from it on (the costs are n^2 and n log n)."""
+    ns = np.unique(np.logspace(3, 7.5, 200).astype(int))
+    picks = np.array([_auto.choose_backend(int(n), d, n_threads=2, installed=lambda m: True).backend != "exact"
+                      for n in ns])
+    assert picks[-1] and not picks[0]
+    first = np.argmax(picks)
+    assert picks[first:].all() and not picks[:first].any()
+
+
+def test_exact_seconds_grows_as_n_squared_d():
+    t = _auto.exact_seconds
+    assert t(2000, 2000, 64, n_threads=1) == pytest.approx(4 * t(1000, 1000, 64, n_threads=1))
+    assert t(1000, 1000, 256, n_threads=1) > 2 * t(1000, 1000, 64, n_threads=1)
+    assert t(1000, 1000, 64, n_threads=2) == pytest.approx(t(1000, 1000, 64, n_threads=1) / 2)
+    # sparse rows sharing few columns: the sparse product's estimate, much cheaper than dense
+    X = sp.random(1000, 5000, density=0.001, format="csr", random_state=0)
+    assert t(1000, 1000, 5000, n_threads=1, X=X) < t(1000, 1000, 5000, n_threads=1) / 10
+
+
+def test_auto_on_small_dense_and_sparse_data_is_exact():
+    X = clustered(600)
+    index = get_index("auto").build(X)
+    assert index.backend_ == "exact" and index.exact and index.recall_ == 1.0
+    ref = ExactIndex().build(X)
+    np.testing.assert_array_equal(index.query(X[:20], 5)[1], ref.query(X[:20], 5)[1])
+    model = MLkNN(5, backend="auto").fit(sp.csr_matrix(np.where(X > 2, X, 0)), X[:, :3] > 0)
+    assert model.backend_ == "exact" and model.recall_ == 1.0
+
+
+def test_auto_past_the_crossover_uses_the_approximate_index(approximate_auto):
+    X = clustered(3000)
+    picked = _auto.choose_backend(*X.shape).backend
+    assert picked != "exact"
+    index = AutoIndex(recall=0.9).build(X)
+    assert index.backend_ == picked and not index.exact
+    assert index.index_.recall == 0.9 and index.recall_ == index.index_.recall_ >= 0.9
+    model = MLkNN(5, backend="auto", backend_params={"recall": 0.9}).fit(X, X[:, :4] > 0)
+    assert model.backend_ == picked and model.recall_ >= 0.9
+    assert model._index.index_.recall_k == 5  # the recall the model reports is at its k
+
+
+# -- the recall: calibrated, reported ------------------------------------------------------
+
+
+def _twin_calibrate(measure, lo, hi, target):
+    """The slow, obvious twin: every value from lo up."""
+    for p in range(lo, hi + 1):
+        if measure(p) >= target:
+            return p
+    return hi
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_calibrate_finds_the_smallest_value_reaching_the_target(seed):
+    rng = np.random.default_rng(seed)
+    steps = np.sort(rng.random(300))  # a monotone recall curve with plateaus
+    measure = lambda p: steps[min(p, 299)]  # noqa: E731
+    for target in (0.0, 0.3, 0.9, 0.999, 2.0):
+        p, r = calibrate(measure, 1, 299, target)
+        assert p == _twin_calibrate(measure, 1, 299, target) and r == measure(p)
+
+
+def test_tie_aware_recall_counts_ties_with_the_kth():
+    exact = np.array([[0.0, 1.0, 1.0], [2.0, 3.0, 4.0]])
+    assert tie_aware_recall(np.array([[0.0, 1.0, 1.0], [2.0, 3.0, 4.0]]), exact) == 1.0
+    # a different row at the k-th distance counts; a farther one does not; inf never does
+    assert tie_aware_recall(np.array([[1.0, 1.0, 1.0], [2.0, 4.5, np.inf]]), exact) == pytest.approx(4 / 6)
+
+
+def _per_row_recall(dist, exact_dist):
+    return (dist <= exact_dist[:, -1:]).sum(axis=1) / dist.shape[1]
+
+
+@pytest.mark.parametrize("name", CALIBRATED)
+@pytest.mark.parametrize("target", [0.9, 0.98])
+def test_calibration_reaches_the_target_and_recall_agrees_with_an_independent_measurement(name, target):
+    """``query_recall_`` (held-out rows) and ``recall_`` (leave-one-out rows) are measured on
+    1,000 sampled rows; here they are measured again independently, on 3,000 fresh queries from
+    the same law and on every training row.  Each measurement is a mean of per-row recalls:
+    its standard error is the per-row standard deviation over the root of its rows; the two
+    differ by chance within 4 standard errors of their difference (a false alarm about 6 in
+    100,000 under the normal approximation), plus one standard error of the calibration
+    sample for the choice of the smallest breadth that reaches the target on that sample
+    (the value chosen is where the sample happened to reach it: biased up by about that)."""
+    library(name)
+    n, k = 8000, 10
+    X = clustered(n + 3000, d=12, centres=40, seed=1)
+    X, Q = X[:n], X[n:]
+    index = get_index(name, recall=target, recall_k=k, random_state=3).build(X)
+    assert index.recall_rows_ == 1000
+    assert index.query_recall_ >= target and index.recall_ >= target  # by construction, on the sample
+    exact = ExactIndex().build(X)
+    fresh = _per_row_recall(index.query(Q, k)[0], exact.query(Q, k)[0])
+    loo = _per_row_recall(loo_kneighbors(index, X, k)[0], loo_kneighbors(exact, X, k)[0])
+    for estimate, rows in ((index.query_recall_, fresh), (index.recall_, loo)):
+        sd = rows.std() or 0.01
+        tol = 4 * sd * np.sqrt(1 / 1000 + 1 / len(rows)) + sd / np.sqrt(1000)
+        assert abs(rows.mean() - estimate) <= tol, (estimate, rows.mean(), tol)
+
+
+@pytest.mark.parametrize("name", CALIBRATED)
+def test_a_fixed_breadth_is_used_and_its_recall_measured(name):
+    library(name)
+    breadth = {"hnswlib": "ef", "faiss-hnsw": "ef_search", "faiss-ivf": "nprobe"}[name]
+    index = get_index(name, **{breadth: 3}).build(clustered(2000))
+    assert getattr(index, breadth + "_") == 3 and getattr(index, "loo_" + breadth + "_") == 3
+    assert 0 < index.recall_ <= 1 and 0 < index.query_recall_ <= 1
+    with pytest.raises(ValueError, match=f"give recall .* or {breadth} .*not both"):
+        get_index(name, recall=0.9, **{breadth: 3}).build(clustered(200))
+    with pytest.raises(ValueError, match=r"recall must be a number in \(0, 1\]"):
+        get_index(name, recall=1.5).build(clustered(200))
+
+
+@pytest.mark.parametrize("name", CALIBRATED)
+def test_tiny_sets_use_the_widest_search(name):
+    library(name)
+    X = clustered(60, d=3)
+    index = get_index(name).build(X)
+    assert index.recall_ == pytest.approx(1.0, abs=0.05)
+    dist, idx = loo_kneighbors(index, X, 5)
+    assert not (idx == np.arange(60)[:, None]).any()
+
+
+def test_every_model_reports_backend_and_recall():
+    X = clustered(1500)
+    Y = X[:, :4] > 0
+    exact = MLkNN(10).fit(X, Y)
+    assert exact.backend_ == "exact" and exact.recall_ == 1.0
+    pytest.importorskip("hnswlib")
+    approx = MLkNN(10, backend="hnswlib", backend_params={"recall": 0.9}).fit(X, Y)
+    assert approx.backend_ == "hnswlib" and approx.recall_ == approx._index.recall_ >= 0.9
+    from mlneighbors import BKNN, HybridKNN
+
+    assert BKNN(backend="hnswlib").fit(X, Y).recall_ > 0.8  # per-label indexes, weighted by their rows
+    hybrid = HybridKNN(10, n_candidates=30).fit(X, Y)  # "pca-window": measured on first access
+    assert hybrid.backend_ == "pca-window" and 0 < hybrid.recall_ <= 1
+
+
+# -- leave-one-out through the approximate indexes -----------------------------------------
+
+
+def duplicated_rows():
+    """Rows with duplicates: some rows 3 times, one 30 times (more than k + 1)."""
+    X = clustered(500, d=6, seed=5)
+    X = np.vstack([X, np.repeat(X[:40], 2, axis=0), np.repeat(X[40:41], 29, axis=0)])
+    return X[np.random.default_rng(0).permutation(len(X))]
+
+
+@pytest.mark.parametrize("name", APPROXIMATE + ["auto"])
+def test_leave_one_out_never_returns_the_row_itself(name, approximate_auto):
+    library(name) if name != "auto" else None
+    X = duplicated_rows()
+    index = get_index(name).build(X)
+    for k in (1, 10):
+        dist, idx = loo_kneighbors(index, X, k)
+        assert not (idx == np.arange(len(X))[:, None]).any()
+        assert dist.dtype == np.float64 and (np.diff(dist, axis=1) >= 0).all()
+        assert np.isfinite(dist).all() and (idx >= 0).all()
+        # the returned distances are the float64 distances of those rows (re-ranked)
+        np.testing.assert_allclose(dist, np.sqrt(((X[idx] - X[:, None, :]) ** 2).sum(axis=2)), rtol=1e-12, atol=0)
+    # a row with 29 copies: its 10 nearest other rows are copies, at distance 0
+    many = np.flatnonzero((X == X[np.argmax((X[:, None] == X).all(axis=2).sum(axis=1))]).all(axis=1))
+    dist, idx = loo_kneighbors(index, X, 10, rows=many)
+    assert (dist == 0).all() and np.isin(idx, many).all() and not (idx == many[:, None]).any()
+    model = MLkNN(10, backend=name).fit(X, X[:, :3] > 0)
+    assert not (model.kneighbors()[1] == np.arange(len(X))[:, None]).any()
+
+
+@pytest.mark.slow
+def test_pynndescent_leave_one_out_from_its_graph_is_as_good_as_its_search():
+    X = clustered(3000)
+    graph = get_index("pynndescent").build(X)
+    searched = get_index("pynndescent", loo_graph=False).build(X)
+    exact = loo_kneighbors(ExactIndex().build(X), X, 10)[0]
+    r_graph = tie_aware_recall(loo_kneighbors(graph, X, 10)[0], exact)
+    r_search = tie_aware_recall(loo_kneighbors(searched, X, 10)[0], exact)
+    assert r_graph >= r_search - 0.02 and abs(graph.recall_ - r_graph) < 0.05
+
+
+# -- the index saved with the model --------------------------------------------------------
+
+
+class Builds:
+    """Counts the library builds of the approximate adapters (the real build runs)."""
+
+    def __init__(self, monkeypatch):
+        self.count = 0
+        original = _approximate.ApproximateIndex._build
+
+        def counted(index, X):
+            self.count += 1
+            return original(index, X)
+
+        monkeypatch.setattr(_approximate.ApproximateIndex, "_build", counted)
+
+
+@pytest.mark.parametrize("name", CALIBRATED + ["auto"])
+def test_save_with_the_index_predicts_identically_and_builds_nothing(name, tmp_path, monkeypatch, approximate_auto):
+    library(name) if name != "auto" else None
+    X = clustered(2500, d=10)
+    Y = (X[:, :5] > 0).astype(int)
+    Q = clustered(300, d=10, seed=9)
+    model = MLkNN(10, backend=name).fit(X, Y)
+    builds = Builds(monkeypatch)
+    mlneighbors.save(model, tmp_path / "with.skops", include_index=True)
+    mlneighbors.save(model, tmp_path / "without.skops")
+    loaded = mlneighbors.load(tmp_path / "with.skops")
+    np.testing.assert_array_equal(loaded.predict_proba(Q), model.predict_proba(Q))
+    np.testing.assert_array_equal(loaded.kneighbors(Q)[1], model.kneighbors(Q)[1])
+    assert builds.count == 0
+    assert loaded.recall_ == model.recall_ and loaded.backend_ == model.backend_
+    again = mlneighbors.load(tmp_path / "without.skops")
+    again.predict_proba(Q)
+    assert builds.count == 1  # without the index: rebuilt on first use, as before
+    assert (tmp_path / "with.skops").stat().st_size > (tmp_path / "without.skops").stat().st_size
+
+
+def test_a_pipeline_saves_its_model_index_and_exact_is_never_saved(tmp_path, monkeypatch):
+    pytest.importorskip("hnswlib")
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X = clustered(1500)
+    Y = X[:, :3] > 0
+    pipe = make_pipeline(StandardScaler(), MLkNN(5, backend="hnswlib")).fit(X, Y)
+    builds = Builds(monkeypatch)
+    mlneighbors.save(pipe, tmp_path / "p.skops", include_index=True)
+    np.testing.assert_array_equal(mlneighbors.load(tmp_path / "p.skops").predict(X), pipe.predict(X))
+    assert builds.count == 0
+    assert export_index(get_index("exact").build(X)) is None
+    assert export_index(AutoIndex().build(X)) is None  # auto picked exact: nothing to save
+    mlneighbors.save(MLkNN(5).fit(X, Y), tmp_path / "e.skops", include_index=True)
+    assert "_saved_index" not in mlneighbors.load(tmp_path / "e.skops").__dict__
+
+
+def _damage_array(path, out, array):
+    """Flip bytes in the middle of the stored copy of ``array`` in a skops file."""
+    import io
+
+    with zipfile.ZipFile(path) as z:
+        items = {info.filename: z.read(info.filename) for info in z.infolist()}
+    stored = [k for k in items if k.endswith(".npy") and np.array_equal(np.load(io.BytesIO(items[k])), array)]
+    assert len(stored) == 1
+    blob = bytearray(items[stored[0]])
+    middle = len(blob) // 2
+    blob[middle : middle + 64] = bytes(b ^ 0x5A for b in blob[middle : middle + 64])
+    items[stored[0]] = bytes(blob)
+    with zipfile.ZipFile(out, "w") as z:
+        for name, data in items.items():
+            z.writestr(name, data)
+
+
+@pytest.mark.parametrize("name", CALIBRATED)
+def test_a_damaged_saved_index_is_a_clear_error(name, tmp_path):
+    library(name)
+    X = clustered(2000)
+    model = MLkNN(5, backend=name).fit(X, X[:, :3] > 0)
+    mlneighbors.save(model, tmp_path / "m.skops", include_index=True)
+    library_data = export_index(model._index)["state"]["library"]
+    _damage_array(tmp_path / "m.skops", tmp_path / "bad.skops", max(
+        (a for a in library_data.values() if isinstance(a, np.ndarray)), key=len))
+    with pytest.raises(ValueError, match=r"saved neighbour index .* is damaged \(its checksum"):
+        mlneighbors.load(tmp_path / "bad.skops")
+
+
+@pytest.mark.parametrize("name", CALIBRATED)
+def test_a_forged_index_with_a_valid_checksum_is_refused_before_the_library_reads_it(name):
+    """The library's readers trust the sizes and row numbers they read: they are checked first."""
+    library(name)
+    from mlneighbors.neighbors._saved import digest
+
+    X = clustered(1000)
+    saved = export_index(get_index(name).build(X))
+    lib = saved["state"]["library"]
+    if name == "hnswlib":
+        data = lib["data_level0"].copy().view(np.uint8).reshape(len(X), -1)
+        data[7, 4:8] = np.frombuffer(np.uint32(10**6).tobytes(), dtype=np.uint8)  # a link to row 10^6
+        if (data[7, :4].view(np.uint32)[0] & 0xFFFF) == 0:
+            data[7, :4] = np.frombuffer(np.uint32(1).tobytes(), dtype=np.uint8)
+        lib["data_level0"] = data.reshape(-1).view(np.int8)
+        match = "a link list has too many links or a row number out of range"
+    else:
+        lib["faiss_index"] = lib["faiss_index"][: len(lib["faiss_index"]) // 2]  # truncated
+        match = "damaged"
+    saved["digest"] = digest({k: v for k, v in saved.items() if k != "digest"})
+    with pytest.raises(ValueError, match=match):
+        restore_index(get_index(name), saved, X)
+    bad_order = export_index(get_index(name).build(X))
+    bad_order["state"]["order"] = np.zeros(len(X), dtype=np.int64)
+    bad_order["digest"] = digest({k: v for k, v in bad_order.items() if k != "digest"})
+    with pytest.raises(ValueError, match="row order is not a permutation"):
+        restore_index(get_index(name), bad_order, X)
+    with pytest.raises(ValueError, match="was built on 1000 x 8 rows"):
+        restore_index(get_index(name), export_index(get_index(name).build(X)), X[:-1])
+
+
+# -- progress --------------------------------------------------------------------------------
+
+
+def test_builds_and_searches_report_their_progress(monkeypatch):
+    pytest.importorskip("hnswlib")
+    monkeypatch.setattr(_approximate, "_BUILD_BLOCK", 500)
+    monkeypatch.setattr(_approximate, "_QUERY_BLOCK", 400)
+    X = clustered(2000)
+    events = []
+    with listen(events.append):
+        index = get_index("hnswlib").build(X)
+        loo_kneighbors(index, X, 5)
+    stages = {e.stage for e in events}
+    assert {"build hnswlib index", "search hnswlib"} <= stages
+    build = [e for e in events if e.stage == "build hnswlib index"]
+    assert build[-1].closed and build[-1].done == build[-1].total == 2000
+    assert [e.done for e in build if not e.closed] == [0, 500, 1000, 1500, 1600, 2000]  # the sample is added last
+    search = [e for e in events if e.stage == "search hnswlib" and e.total == 2000]
+    assert search and search[-1].done == 2000
+    events.clear()
+    get_index("hnswlib").build(X)  # nobody listening: nothing reported, nothing printed
+    assert events == []

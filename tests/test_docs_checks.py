@@ -1,0 +1,243 @@
+"""The documentation's checks that need no docs build.
+
+- Every gallery example ends with text saying what its last figure shows (read from the
+  sources as sphinx-gallery splits them into text and code cells).
+- ``docs/check_build.py``, which ``.ci/run`` runs on the built site, fails on a broken page: an
+  API landing page that renders docstrings, an option with a typographic dash, a page that
+  loads a script from the network.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = sorted((ROOT / "examples").glob("plot_*.py"))
+
+#: The examples whose last figure is not yet followed by text saying what it shows (issue 24,
+#: item 7): the one place to take a name out of when its example gains that text.  The test
+#: fails both ways: a listed example that has its conclusion, an unlisted one that lacks it.
+KNOWN_WITHOUT_CONCLUSION = {
+    "plot_approximate_backends.py",
+    "plot_bknn_thresholds.py",
+    "plot_blda_projection.py",
+    "plot_compare_models.py",
+    "plot_dask_backend.py",
+    "plot_own_csv.py",
+    "plot_torch_backend.py",
+}
+
+#: A conclusion says something: at least this many words of prose after the last figure.
+MIN_WORDS = 12
+
+# sphinx-gallery's cell separators: "# %%" or a line of 20 or more "#"
+_SEPARATOR = re.compile(r"^# ?%%|^#{20,}\s*$")
+# pyplot calls that make or show a figure (sphinx-gallery's scraper then captures it)
+_FIGURE_CALLS = {"figure", "subplots", "subplot", "subplot_mosaic", "plot", "imshow", "scatter", "bar",
+                 "barh", "hist", "show"}
+
+
+def cells(source: str) -> list[tuple[str, str]]:
+    """``(kind, text)`` cells, "text" or "code", in order: the module docstring, then the code
+    and the comment blocks that follow each separator."""
+    tree = ast.parse(source)
+    docstring = ast.get_docstring(tree)
+    lines = source.splitlines()[tree.body[0].end_lineno if docstring else 0:]
+    out = [("text", docstring)] if docstring else []
+    code: list[str] = []
+    i = 0
+    while i < len(lines):
+        if _SEPARATOR.match(lines[i]):
+            if "".join(code).strip():
+                out.append(("code", "\n".join(code)))
+            code = []
+            i += 1
+            text = []
+            while i < len(lines) and lines[i].startswith("#"):
+                text.append(lines[i][1:].strip())
+                i += 1
+            out.append(("text", "\n".join(text)))
+        else:
+            code.append(lines[i])
+            i += 1
+    if "".join(code).strip():
+        out.append(("code", "\n".join(code)))
+    return out
+
+
+def _pyplot_names(source: str) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names |= {a.asname or a.name for a in node.names if a.name == "matplotlib.pyplot"}
+        elif isinstance(node, ast.ImportFrom) and node.module == "matplotlib":
+            names |= {a.asname or a.name for a in node.names if a.name == "pyplot"}
+    return names
+
+
+def makes_figure(code: str, pyplot: set[str]) -> bool:
+    """Whether a code cell makes or shows a figure through pyplot."""
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+               and isinstance(node.func.value, ast.Name) and node.func.value.id in pyplot
+               and node.func.attr in _FIGURE_CALLS
+               for node in ast.walk(ast.parse(code)))
+
+
+def words_after_last_figure(source: str) -> int | None:
+    """Words of prose after the last figure (None: the example makes no figure)."""
+    pyplot = _pyplot_names(source)
+    found = cells(source)
+    last = max((i for i, (kind, text) in enumerate(found) if kind == "code" and makes_figure(text, pyplot)),
+               default=None)
+    if last is None:
+        return None
+    prose = [line for kind, text in found[last + 1:] if kind == "text" for line in text.splitlines()
+             if not re.fullmatch(r"[-=~^*#]+", line.strip())]  # headings' underlines are no words
+    return len(re.findall(r"[A-Za-z][\w'-]*", " ".join(prose)))
+
+
+_GOOD = '''"""
+Title
+=====
+
+What it shows.
+"""
+import matplotlib.pyplot as plt
+
+fig, ax = plt.subplots()
+ax.plot([1, 2])
+plt.show()
+
+# %%
+# The line rises from 1 to 2: the second value is twice the first, as the data say, and nothing
+# else is drawn.
+'''
+
+
+def test_a_figure_followed_by_a_conclusion_passes():
+    assert words_after_last_figure(_GOOD) >= MIN_WORDS
+
+
+def test_a_figure_without_text_after_it_fails():
+    broken = _GOOD.split("# %%")[0]
+    assert words_after_last_figure(broken) == 0
+
+
+def test_a_heading_alone_after_the_figure_is_no_conclusion():
+    heading_only = _GOOD.split("# %%")[0] + "# %%\n# Conclusion\n# ----------\n"
+    assert words_after_last_figure(heading_only) < MIN_WORDS
+
+
+def test_text_before_a_later_figure_does_not_count():
+    later_figure = _GOOD + "\nfig2, ax2 = plt.subplots()\n"
+    assert words_after_last_figure(later_figure) == 0
+
+
+def test_pyplot_imported_under_another_name_is_followed():
+    renamed = _GOOD.replace("import matplotlib.pyplot as plt", "from matplotlib import pyplot as mp")
+    renamed = renamed.replace("plt.", "mp.")
+    assert words_after_last_figure(renamed) >= MIN_WORDS
+    assert words_after_last_figure(renamed.split("# %%")[0]) == 0
+
+
+def test_the_known_offenders_are_examples():
+    assert KNOWN_WITHOUT_CONCLUSION <= {path.name for path in EXAMPLES}
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_example_ends_with_what_its_figure_shows(path):
+    words = words_after_last_figure(path.read_text(encoding="utf-8"))
+    assert words is not None, f"{path.name}: no figure found: a plot_ example makes one"
+    if path.name in KNOWN_WITHOUT_CONCLUSION:
+        assert words < MIN_WORDS, (f"{path.name} now ends with text after its last figure: take it out of "
+                                   "KNOWN_WITHOUT_CONCLUSION in tests/test_docs_checks.py")
+    else:
+        assert words >= MIN_WORDS, (f"{path.name}: {words} words after its last figure: end the example "
+                                    "with a text cell saying what the figure shows")
+
+
+# -- docs/check_build.py -----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def check_build():
+    spec = importlib.util.spec_from_file_location("check_build", ROOT / "docs" / "check_build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _page(body: str, head: str = "") -> str:
+    return (f"<!DOCTYPE html><html><head>{head}</head><body><nav>Sidebar – menu</nav>"
+            f'<article class="bd-article" role="main">{body}</article></body></html>')
+
+
+def _row(name: str, summary: str) -> str:
+    return f'<tr class="row-odd"><td><p><a href="x.html"><code>{name}</code></a></p></td><td><p>{summary}</p></td></tr>'
+
+
+def _site(tmp_path: Path, landing: str, cli: str = "<p>ok</p>", head: str = "") -> Path:
+    (tmp_path / "api").mkdir()
+    (tmp_path / "index.html").write_text(_page("<h1>Home</h1>", head))
+    (tmp_path / "api" / "index.html").write_text(_page(landing))
+    (tmp_path / "cli.html").write_text(_page(cli))
+    return tmp_path
+
+
+_ROWS = "".join(_row(f"name{i}", "One summary line.") for i in range(20))
+_INDEX = f"<h1>API reference</h1><table>{_ROWS}</table>"
+
+
+def test_check_build_passes_a_good_site(check_build, tmp_path):
+    site = _site(tmp_path, _INDEX, cli="<p>with <code>--backend</code> dask; pages 81–93; a – b</p>",
+                 head='<script src="../_static/x.js"></script><link rel="stylesheet" href="_static/a.css">'
+                      '<a href="https://example.org">a link is not loaded</a>')
+    assert [error for check in check_build.CHECKS for error in check(site)] == []
+    assert check_build.main([str(site)]) == 0
+
+
+def test_check_build_fails_a_landing_page_that_renders_docstrings(check_build, tmp_path):
+    docs = ('<dl class="py class"><dt>class MLkNN</dt><dd><dl class="field-list"><dt>Parameters</dt>'
+            f'<dd>{"text " * 2000}</dd></dl></dd></dl>')
+    site = _site(tmp_path, _INDEX + docs)
+    errors = check_build.check_api_landing(site)
+    assert any("full object documentation (py class)" in e for e in errors)
+    assert any("field list" in e for e in errors)
+    assert any("characters of text for 20 names" in e for e in errors)
+    assert check_build.main([str(site)]) == 1
+
+
+def test_check_build_bounds_the_landing_page_text_alone(check_build, tmp_path):
+    limit = check_build.LANDING_FIXED_CHARS + check_build.LANDING_CHARS_PER_NAME * 20
+    site = _site(tmp_path, _INDEX + f"<p>{'x' * limit}</p>")
+    assert [e for e in check_build.check_api_landing(site) if "bound" in e]
+
+
+def test_check_build_fails_a_landing_page_without_tables(check_build, tmp_path):
+    site = _site(tmp_path, "<h1>API reference</h1><p>nothing</p>")
+    assert "no summary table rows" in check_build.check_api_landing(site)[0]
+
+
+@pytest.mark.parametrize("text", ["write –label-columns=-3: for the last three", "else –cv 10",
+                                  "(—backend dask)", "–k sets b"])
+def test_check_build_fails_an_option_with_a_typographic_dash(check_build, tmp_path, text):
+    site = _site(tmp_path, _INDEX, cli=f"<p>{text}</p>")
+    errors = check_build.check_option_dashes(site)
+    assert len(errors) == 1 and errors[0].startswith("cli.html: option with a typographic dash")
+    assert check_build.main([str(site)]) == 1
+
+
+def test_check_build_fails_a_page_that_loads_from_the_network(check_build, tmp_path):
+    site = _site(tmp_path, _INDEX, head='<script src="https://code.jquery.com/jquery-3.7.0.js"></script>'
+                                        '<link href="//cdn.example.org/a.css" rel="stylesheet">')
+    errors = check_build.check_offline(site)
+    assert len(errors) == 2 and "https://code.jquery.com/jquery-3.7.0.js" in errors[0]
+
+
+def test_check_build_needs_a_built_site(check_build, tmp_path):
+    assert check_build.main([str(tmp_path)]) == 2
