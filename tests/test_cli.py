@@ -375,3 +375,63 @@ def test_a_damaged_file_says_how_to_fetch_it_again(shared_data, tmp_path, capsys
         load_dataset("emotions", "train", data_home=home)
     _one_line_error(capsys, ["evaluate", "emotions", "--model", "mlknn", "--data-home", str(home)], 1,
                     "does not match its registered sha256", "Delete it and run 'mlneighbors fetch emotions'")
+
+
+# ---------------------------------------------------------------------------
+# a closed standard output (| head): a quiet end, status 141
+
+
+_PIPE_COMMANDS = {
+    "datasets": ["datasets", "--no-verify"],
+    "help": ["evaluate", "--help"],
+    "evaluate-table": ["evaluate", "emotions", "--model", "mlknn", "--metrics", "hamming_loss"],
+    "evaluate-csv": ["evaluate", "emotions", "--model", "mlknn", "--format", "csv", "--quiet"],
+}
+
+
+def _run_into(stdout, argv, shared_data, buffered):
+    env = {**os.environ, "MLNEIGHBORS_DATA": str(shared_data)}
+    env.pop("PYTHONUNBUFFERED", None)
+    if not buffered:  # every print reaches the pipe at once, rather than at the final flush
+        env["PYTHONUNBUFFERED"] = "1"
+    return subprocess.run([sys.executable, "-m", "mlneighbors", *argv], stdout=stdout, stderr=subprocess.PIPE,
+                          env=env, timeout=300)
+
+
+@pytest.mark.parametrize(
+    "command, buffered",
+    [
+        ("datasets", True),  # met by the last flush, after main returned
+        ("datasets", False),  # met by a print inside the command
+        ("help", True),  # argparse's help, then its SystemExit
+        ("help", False),  # argparse would pass the failed write over in silence
+        ("evaluate-table", False),  # the header, flushed before any computing
+        ("evaluate-csv", True),  # the results, after the computing
+    ],
+)
+def test_a_closed_standard_output_ends_quietly_with_status_141(command, buffered, shared_data):
+    """A real process writing into a real pipe whose reader has gone before the first byte: a
+    write fails with EPIPE wherever it happens (a print, the flush on the way out); the command
+    ends without a word, with the status a shell gives a program ended by SIGPIPE."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = _run_into(write_end, _PIPE_COMMANDS[command], shared_data, buffered)
+    finally:
+        os.close(write_end)
+    assert proc.returncode == 141, proc.stderr
+    assert proc.stderr == b""
+
+
+def test_head_takes_its_lines_and_the_command_says_nothing(shared_data):
+    """``mlneighbors datasets | head -n 2`` as a shell runs it: head may leave before or after
+    the command has written everything (0 or 141, by timing); either way, no message."""
+    env = {**os.environ, "MLNEIGHBORS_DATA": str(shared_data)}
+    proc = subprocess.run(
+        ["bash", "-c", f"'{sys.executable}' -m mlneighbors datasets --no-verify | head -n 2; "
+                       "exit ${PIPESTATUS[0]}"],
+        capture_output=True, env=env, timeout=300,
+    )
+    assert proc.returncode in (0, 141), proc.stderr
+    assert proc.stderr == b""
+    assert proc.stdout.decode().splitlines()[1].startswith("dataset ")

@@ -551,3 +551,209 @@ def test_a_warning_outside_a_fit_is_one_line_too(problem, tmp_path, capsys):
     warned = [line for line in err if line.startswith("warning: ")]
     assert warned and len(warned) == len(err), err
     assert not any(".py:" in line or "warnings.warn" in line for line in err)
+
+
+# ---------------------------------------------------------------------------
+# libsvm files at predict and --test: numbered as the training file was
+
+
+def _svm_based(path, X, Y, base):
+    lines = []
+    for x, y in zip(X, Y, strict=True):
+        pairs = " ".join(f"{j + base}:{v:g}" for j, v in enumerate(x) if v != 0)
+        lines.append(f"{','.join(str(j) for j in np.flatnonzero(y))} {pairs}".strip())
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+@pytest.mark.parametrize("base", [0, 1])
+def test_fit_records_the_libsvm_base_and_predict_and_test_files_keep_it(base, problem, tmp_path, capsys):
+    """New rows that never use the first feature have no index 0 in either base: they are read
+    with the training file's base (recorded in the model by fit), not shifted by a guess."""
+    X, Y = problem
+    train = _svm_based(tmp_path / "train.svm", X, Y, base)
+    model_file = tmp_path / "m.skops"
+    assert main(["fit", "mlknn", train, "--out", str(model_file), "--k", "3", "--quiet"]) == 0
+    assert mlneighbors.load(model_file).libsvm_index_base_ == base
+    Q = X[:8].copy()
+    Q[:, 0] = 0
+    rows = _svm_based(tmp_path / "rows.svm", Q, np.zeros((8, 0), dtype=int), base)
+    out = tmp_path / "p.csv"
+    assert main(["predict", str(model_file), rows, "--out", str(out), "--quiet"]) == 0
+    np.testing.assert_array_equal(_predicted(out)[1], mlneighbors.load(model_file).predict(Q))
+    # --test: the same rule against the training file
+    test = _svm_based(tmp_path / "test.svm", Q, Y[:8], base)
+    assert main(["evaluate", train, "--test", test, "--model", "mlknn", "--k", "3", "--format", "json",
+                 "--metrics", "hamming_loss"]) == 0
+    from mlneighbors import MLkNN
+    from mlneighbors.metrics import hamming_loss
+
+    want = hamming_loss(Y[:8], MLkNN(3).fit(X, Y).predict(Q))
+    assert _json(capsys)["results"][0]["value"] == pytest.approx(want)
+
+
+@pytest.mark.parametrize("cmd", ["predict", "evaluate"])
+def test_index_0_against_a_1_based_training_file_is_one_line_naming_the_line(cmd, problem, tmp_path, capsys):
+    X, Y = problem
+    train = _svm_based(tmp_path / "train.svm", X, Y, 1)
+    model_file = tmp_path / "m.skops"
+    assert main(["fit", "mlknn", train, "--out", str(model_file), "--quiet"]) == 0
+    new = _svm_based(tmp_path / "new.svm", X[:3], Y[:3], 0)
+    argv = (["predict", str(model_file), new, "--out", str(tmp_path / "p.csv")] if cmd == "predict"
+            else ["evaluate", train, "--test", new, "--model", "mlknn"])
+    capsys.readouterr()
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert f"{new}, line 1: feature index 0, but " in err and "numbers the features from 1" in err
+    assert not (tmp_path / "p.csv").exists()
+
+
+@pytest.mark.parametrize(
+    "extra, out, needle",
+    [
+        (["--scores", "--top-k", "2"], "p.csv", "--scores and --top-k exclude each other"),
+        (["--top-k", "2", "--scores"], "p.csv", "--scores and --top-k exclude each other"),
+        (["--scores"], "p.arff", "--scores writes CSV columns, which an ARFF output (--out {out}"),
+        (["--top-k", "2"], "p.arff", "--top-k writes CSV columns, which an ARFF output (--out {out}"),
+    ],
+)
+def test_outputs_that_cannot_go_together_are_refused_not_dropped(extra, out, needle, files, tmp_path, capsys):
+    """Two requests one output cannot honour both: one line, exit 2, nothing written (top-k
+    used to win over --scores, and an .arff --out to get top-k CSV or lose the scores)."""
+    model_file = tmp_path / "m.skops"
+    assert main(["fit", "mlknn", *files["mulan"], "--out", str(model_file), "--quiet"]) == 0
+    capsys.readouterr()
+    out = tmp_path / "new" / out
+    assert main(["predict", str(model_file), *files["mulan"], "--out", str(out), *extra]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and needle.format(out=out) in err, err
+    assert not (tmp_path / "new").exists()
+
+
+# ---------------------------------------------------------------------------
+# what reached the user as a traceback: model files predict cannot use, sparse rows for a
+# model with a dense-only step, --param values of the wrong type, too few rows
+
+
+def _saved(path, model):
+    mlneighbors.save(model, path)
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "kind, needle",
+    [
+        ("unfitted-model", "holds an unfitted MLkNN: fit it before saving it"),
+        ("unfitted-pipeline", "holds an unfitted Pipeline: fit it before saving it"),
+        ("transformer", "holds a BLDA, which transforms features and predicts no labels"),
+        ("pipeline-ending-in-a-transformer", "holds a BLDA, which transforms features and predicts no labels"),
+        ("another-librarys-model", "holds a RidgeClassifier, not a model of mlneighbors"),
+    ],
+)
+@pytest.mark.parametrize("extra", [[], ["--scores"], ["--top-k", "2"]])
+def test_a_model_file_predict_cannot_use_is_one_line_naming_it(kind, needle, extra, files, problem, tmp_path, capsys):
+    from sklearn.linear_model import RidgeClassifier
+    from sklearn.preprocessing import MinMaxScaler
+
+    from mlneighbors import BLDA, MLkNN, Pipeline
+
+    X, Y = problem
+    model = {
+        "unfitted-model": lambda: MLkNN(3),
+        "unfitted-pipeline": lambda: Pipeline([("scale", MinMaxScaler()), ("model", MLkNN(3))]),
+        "transformer": lambda: BLDA().fit(X, Y),
+        "pipeline-ending-in-a-transformer": lambda: Pipeline([("scale", MinMaxScaler()), ("blda", BLDA())]).fit(X, Y),
+        "another-librarys-model": lambda: RidgeClassifier().fit(X, Y),  # skops trusts scikit-learn's
+    }[kind]()
+    model_file = _saved(tmp_path / "m.skops", model)
+    out = tmp_path / "new" / "p.csv"
+    assert main(["predict", model_file, *files["mulan"], "--out", str(out), *extra]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"mlneighbors predict: {model_file} {needle}" in err, err
+    assert not (tmp_path / "new").exists()
+
+
+@pytest.mark.parametrize(
+    "steps",
+    [["minmax"], ["normalizer", "minmax"], ["normalizer", "standard"], ["variance", "minmax"], ["pca"]],
+)
+@pytest.mark.parametrize("extra", [[], ["--scores"], ["--top-k", "2"]])
+def test_sparse_rows_reach_a_model_with_a_dense_only_step_anywhere(steps, extra, files, problem, tmp_path):
+    """libsvm rows are sparse; a Pipeline fitted on dense rows with a step that takes dense
+    data only (wherever it is) gets them densified: the predictions of the same rows, dense."""
+    from sklearn.decomposition import PCA
+    from sklearn.feature_selection import VarianceThreshold
+    from sklearn.preprocessing import MinMaxScaler, Normalizer, StandardScaler
+
+    from mlneighbors import MLkNN, Pipeline
+
+    X, Y = problem
+    make = {"minmax": MinMaxScaler, "standard": StandardScaler, "normalizer": Normalizer,
+            "variance": VarianceThreshold, "pca": lambda: PCA(3)}
+    model = Pipeline([(name, make[name]()) for name in steps] + [("model", MLkNN(3))]).fit(X, Y)
+    model_file = _saved(tmp_path / "m.skops", model)
+    rows = _features_only("libsvm", tmp_path, X[:9])
+    out = tmp_path / "p.csv"
+    assert main(["predict", model_file, *rows, "--out", str(out), "--quiet", *extra]) == 0
+    got = list(csv.reader(out.open()))[1:]
+    if extra[:1] == ["--top-k"]:
+        _, want = model.predict_top_k(X[:9], 2)
+        assert [[r[0], r[2]] for r in got] == [[f"label{j}" for j in row] for row in want]
+    else:
+        np.testing.assert_array_equal(np.array(got, dtype=float)[:, :3], model.predict(X[:9]))
+
+
+@pytest.mark.parametrize(
+    "param, needle",
+    [
+        ("backend_params=3", "--param backend_params for mlknn must be a JSON object"),
+        ("backend_params=[1, 2]", "--param backend_params for mlknn must be a JSON object"),
+        ('backend_params={"nprobe": 2}', "backend 'exact' got unexpected parameter(s) ['nprobe']"),
+        ("n_neighbors=true", "bad value 'true' for parameter 'n_neighbors' of mlknn: expected an integer"),
+        ("smoothing=false", "bad value 'false' for parameter 'smoothing' of mlknn: expected a number"),
+        ("n_jobs=true", "bad value 'true' for parameter 'n_jobs' of mlknn: the parameter takes no true/false"),
+        ("metric=abc", "--param for mlknn: Unknown metric 'abc'"),
+    ],
+)
+@pytest.mark.parametrize("cmd", ["evaluate", "fit"])
+def test_a_param_of_the_wrong_type_is_one_line_before_anything_runs(cmd, param, needle, files, tmp_path, capsys):
+    """These reached the user as TypeError or AttributeError tracebacks from inside the fit."""
+    argv = (["evaluate", *files["mulan"], "--model", "mlknn", "--cv", "2"] if cmd == "evaluate"
+            else ["fit", "mlknn", *files["mulan"], "--out", str(tmp_path / "new" / "m.skops")])
+    assert main([*argv, "--param", param]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"mlneighbors {cmd}: " in err and needle in err, err
+    assert not (tmp_path / "new").exists()
+
+
+@pytest.mark.parametrize("model, param", [
+    ("bknn", "n_per_label=3"),
+    ("hybrid", "n_components=none"),  # a None default: any value its constraints take
+    ("hybrid", "backend=exact"),
+    ("mlknn", 'backend_params={"n_jobs": 1}'),
+])
+def test_params_of_the_right_type_still_run(model, param, files, capsys):
+    assert main(["evaluate", *files["mulan"], "--model", model, "--cv", "2", "--format", "json", "--quiet",
+                 "--param", param, "--metrics", "hamming_loss"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("rows, argv, needle", [
+    (3, ["--cv", "5"], "has 3 row(s); --cv 5 needs at least 5, one per fold"),
+    (6, [], "has 6 row(s); the default --cv 10 (no test part given) needs at least 10, one per fold"),
+])
+def test_too_few_rows_for_the_folds_names_the_file(rows, argv, needle, problem, tmp_path, capsys):
+    X, Y = problem
+    path = str(_csv(tmp_path / "few.csv", X[:rows], Y[:rows]))
+    assert main(["evaluate", path, "--label-columns", ",".join(LABELS), "--model", "mlknn", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"mlneighbors evaluate: {path} {needle}", err
+
+
+def test_what_a_model_finds_wrong_with_a_file_names_the_file(problem, tmp_path, capsys):
+    X, Y = problem
+    path = str(_csv(tmp_path / "one.csv", X[:1], Y[:1]))
+    assert main(["fit", "mlknn", path, "--label-columns", ",".join(LABELS), "--out", str(tmp_path / "m.skops")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("mlneighbors: error: ") and err.endswith(f"is required by MLkNN. (while fitting on {path})")

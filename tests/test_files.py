@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from mlneighbors._files import atomic_path, check_writable, staged_folder
+from mlneighbors._files import atomic_path, check_writable, made_folder, make_folder, staged_folder
 
 
 def _mode(path):
@@ -73,3 +73,44 @@ def test_check_writable_names_the_folder(tmp_path):
     regular.write_text("x")
     with pytest.raises(OSError, match=f"cannot write to {regular}"):
         check_writable(regular)
+
+
+def _write(kind, target):
+    if kind == "atomic_path":
+        return atomic_path(target / "table.csv")
+    if kind == "staged_folder":
+        return staged_folder(target / "paper")
+    return made_folder(target)
+
+
+@pytest.mark.parametrize("exc_type", [RuntimeError, KeyboardInterrupt])
+@pytest.mark.parametrize("kind", ["atomic_path", "staged_folder", "made_folder"])
+def test_a_failed_write_leaves_no_folder_it_created(kind, exc_type, tmp_path):
+    (tmp_path / "kept").mkdir()
+    target = tmp_path / "kept" / "new" / "deeper"
+    with pytest.raises(exc_type):
+        with _write(kind, target):
+            raise exc_type("interrupted while writing")
+    assert [p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")] == ["kept"]  # found: kept
+    with _write(kind, target):  # a write that succeeds keeps its folders
+        pass
+    assert target.is_dir()
+
+
+def test_a_folder_filled_meanwhile_is_not_removed(tmp_path):
+    target = tmp_path / "new" / "deeper"
+    with pytest.raises(RuntimeError):
+        with made_folder(target):
+            (tmp_path / "new" / "theirs.txt").write_text("written meanwhile")
+            raise RuntimeError
+    assert not target.exists() and (tmp_path / "new" / "theirs.txt").is_file()
+
+
+def test_make_folder_that_fails_its_check_leaves_nothing(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(OSError, match=f"cannot write to {blocker / 'a'}"):
+        make_folder(blocker / "a" / "b")
+    assert [p.name for p in tmp_path.iterdir()] == ["file"]
+    assert make_folder(tmp_path / "a" / "b") == [tmp_path / "a" / "b", tmp_path / "a"]
+    assert make_folder(tmp_path / "a" / "b") == []

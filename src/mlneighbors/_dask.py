@@ -48,8 +48,9 @@ def _is_client(value: Any) -> bool:
 def without_clients(params: dict | None) -> dict | None:
     """``backend_params`` with every ``distributed.Client`` replaced by None (the current
     client): what a saved, pickled or shipped model keeps.  A client is a live connection,
-    never serialised; ``params`` itself is left as it is."""
-    if not params or not any(_is_client(v) for v in params.values()):
+    never serialised; ``params`` itself is left as it is (as is a value that is not a dict,
+    for ``fit``'s parameter check to refuse)."""
+    if not isinstance(params, dict) or not any(_is_client(v) for v in params.values()):
         return params
     return {key: None if _is_client(value) else value for key, value in params.items()}
 
@@ -57,7 +58,7 @@ def without_clients(params: dict | None) -> dict | None:
 def share_clients(original: dict | None, copied: dict | None) -> dict | None:
     """``copied`` (a copy of ``original`` made by :func:`without_clients`) with the clients of
     ``original`` put back: a clone shares its client, as it cannot be deep-copied."""
-    if not original or copied is None:
+    if not isinstance(original, dict) or not isinstance(copied, dict):
         return copied
     return {key: original[key] if _is_client(original.get(key)) else value for key, value in copied.items()}
 

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["atomic_path", "check_writable", "staged_folder"]
+__all__ = ["atomic_path", "check_writable", "made_folder", "make_folder", "remove_empty", "staged_folder"]
 
 
 def _umask() -> int:
@@ -25,12 +25,75 @@ def _umask() -> int:
     return mask
 
 
+def _missing(folder: str | os.PathLike[str]) -> list[Path]:
+    """``folder`` and those of its parents that do not exist, deepest first."""
+    path = Path(os.path.abspath(folder))
+    missing = []
+    while not path.exists() and path.parent != path:
+        missing.append(path)
+        path = path.parent
+    return missing
+
+
+def _mkdirs(folder: str | os.PathLike[str]) -> list[Path]:
+    """Create ``folder`` and its missing parents; the folders created, deepest first."""
+    missing = _missing(folder)
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+    except OSError:
+        remove_empty(missing)
+        raise
+    return missing
+
+
+def remove_empty(folders: list[Path]) -> None:
+    """Remove ``folders`` (deepest first, as :func:`make_folder` gives them) while they are
+    empty: the first that holds something ends it (one already gone is passed over)."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return
+
+
+def make_folder(folder: str | os.PathLike[str]) -> list[Path]:
+    """Create ``folder`` if needed and prove it writable (:func:`check_writable`); returns the
+    folders created, deepest first, for :func:`remove_empty` if what was to fill them fails.
+    Nothing is left created when the check fails."""
+    created = _missing(folder)
+    try:
+        check_writable(folder)  # creates them
+    except OSError:
+        remove_empty(created)
+        raise
+    return created
+
+
+@contextmanager
+def made_folder(folder: str | os.PathLike[str]) -> Iterator[Path]:
+    """:func:`make_folder` before the work, and the folders it created removed again if the
+    work fails or is interrupted and they are still empty."""
+    created = make_folder(folder)
+    try:
+        yield Path(folder)
+    except BaseException:
+        remove_empty(created)
+        raise
+
+
 @contextmanager
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
-    """A temporary name in ``path``'s folder, renamed to ``path`` on success, removed on failure."""
+    """A temporary name in ``path``'s folder, renamed to ``path`` on success, removed on failure
+    (with the folders created for it)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    created = _mkdirs(path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except BaseException:
+        remove_empty(created)
+        raise
     os.close(fd)
     try:
         yield Path(tmp)
@@ -42,6 +105,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
             raise type(exc)(f"cannot write {path}: {what}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
+        remove_empty(created)
         raise
 
 
@@ -50,11 +114,16 @@ def staged_folder(target: str | os.PathLike[str]) -> Iterator[Path]:
     """A temporary folder beside ``target`` that replaces it whole on success.
 
     The files of a run appear together or not at all: on an error or an interruption the
-    staging folder is removed and an older ``target`` stays as it was.
+    staging folder is removed, with the folders created to hold it, and an older ``target``
+    stays as it was.
     """
     target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    created = _mkdirs(target.parent)
+    try:
+        stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    except BaseException:
+        remove_empty(created)
+        raise
     try:
         yield stage
         os.chmod(stage, 0o777 & ~_umask())
@@ -67,6 +136,7 @@ def staged_folder(target: str | os.PathLike[str]) -> Iterator[Path]:
             os.replace(stage, target)
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
+        remove_empty(created)
         raise
 
 
@@ -76,9 +146,13 @@ def check_writable(folder: str | os.PathLike[str]) -> Path:
     folder = Path(folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(prefix=".write-test.", dir=folder)
-        os.close(fd)
-        os.unlink(probe)
+        probe = None
+        try:  # removed whatever happens, an interruption included
+            fd, probe = tempfile.mkstemp(prefix=".write-test.", dir=folder)
+            os.close(fd)
+        finally:
+            if probe is not None:
+                os.unlink(probe)
     except OSError as exc:
         raise OSError(f"cannot write to {folder}: {exc.strerror or exc}") from None
     return folder

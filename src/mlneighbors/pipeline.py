@@ -44,6 +44,14 @@ class Pipeline(_SklearnPipeline):
     label_names_ : list of str
         The label names of the file the command line fitted it on (set by ``mlneighbors
         fit``; absent otherwise).
+    feature_names_ : list of str
+        The feature names of that file, where it names them (ARFF attributes, a CSV
+        header): ``mlneighbors predict`` matches a file's columns to them by name. Set by
+        ``mlneighbors fit``; absent otherwise.
+    libsvm_index_base_ : {0, 1}
+        Where that file was libsvm text: the index of its first feature, with which
+        ``mlneighbors predict`` reads a libsvm file of new rows. Set by ``mlneighbors
+        fit``; absent otherwise.
 
     Examples
     --------

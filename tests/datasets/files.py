@@ -54,12 +54,13 @@ def write_csv(path: Path, names: Sequence[str] | None, rows: np.ndarray) -> Path
     return path
 
 
-def write_svm(path: Path, X: np.ndarray, Y: np.ndarray | None = None) -> Path:
-    """1-based feature indices; rows with no label (Y None or a zero row) start with the pairs."""
+def write_svm(path: Path, X: np.ndarray, Y: np.ndarray | None = None, *, base: int = 1) -> Path:
+    """Feature indices from ``base`` (libsvm's own: 1); rows with no label (Y None or a zero
+    row) start with the pairs."""
     lines = []
     for i, x in enumerate(np.asarray(X, dtype=float)):
         labels = "" if Y is None else ",".join(str(j) for j in np.flatnonzero(Y[i]))
-        pairs = " ".join(f"{j + 1}:{v:g}" for j, v in enumerate(x) if v != 0 or np.isnan(v))
+        pairs = " ".join(f"{j + base}:{v:g}" for j, v in enumerate(x) if v != 0 or np.isnan(v))
         lines.append(f"{labels} {pairs}".strip())
     path.write_text("\n".join(lines) + "\n")
     return path

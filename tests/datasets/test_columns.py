@@ -233,6 +233,57 @@ def test_a_narrower_libsvm_file_is_padded_with_zero_features(unnamed, problem, t
     np.testing.assert_array_equal(data.X.toarray(), rows)
 
 
+# ---------------------------------------------------------------------------
+# libsvm rows read with their training file's index base, not a guess per file
+
+
+def _libsvm_references(problem, folder, base):
+    """The three things a libsvm file of new rows is read like: the training Dataset (as a test
+    part, or as rows to predict) and a fitted model that records the base, as `fit` writes."""
+    X, Y = problem
+    train = load_file(write_svm(folder / "train.svm", X, Y, base=base))
+    assert train.index_base == base  # every training row uses the first feature: no guess
+    model = Pipeline([("model", MLkNN(3))]).fit(train.X, train.Y)
+    model.libsvm_index_base_ = base
+    return {"test-part": (train, {}), "rows-of-the-set": (train, {"features_only": True}),
+            "model": (model, {})}
+
+
+@pytest.mark.parametrize("like", ["test-part", "rows-of-the-set", "model"])
+@pytest.mark.parametrize("base", [0, 1])
+@pytest.mark.parametrize("first_feature", ["used", "unused"])
+def test_a_libsvm_file_is_numbered_as_its_training_file(like, base, first_feature, problem, tmp_path):
+    """A file whose rows never use the first feature has no index 0 whatever its base: read on
+    its own it would be taken as 1-based; read like its training file it keeps its columns."""
+    X, Y = problem
+    reference, options = _libsvm_references(problem, tmp_path, base)[like]
+    rows = X[:5].copy()
+    if first_feature == "unused":
+        rows[:, 0] = 0
+    data = load_file(write_svm(tmp_path / "new.svm", rows, Y[:5], base=base), like=reference, **options)
+    assert data.index_base == base
+    np.testing.assert_array_equal(data.X.toarray(), rows)
+
+
+@pytest.mark.parametrize("like", ["test-part", "rows-of-the-set", "model"])
+def test_index_0_where_the_training_file_was_1_based_names_the_file_and_line(like, problem, tmp_path):
+    X, Y = problem
+    reference, options = _libsvm_references(problem, tmp_path, 1)[like]
+    path = write_svm(tmp_path / "new.svm", X[:4], Y[:4], base=0)
+    whose = "the model's training file" if like == "model" else r"the training data \S*train\.svm"
+    with pytest.raises(DatasetError, match=rf"new\.svm, line 1: feature index 0, but {whose} numbers the features "
+                                           "from 1"):
+        load_file(path, like=reference, **options)
+
+
+def test_a_model_that_records_no_base_leaves_the_guess_to_the_file(unnamed, problem, tmp_path):
+    """A model fitted in Python on arrays knows no libsvm base: the file's own rule applies."""
+    X, _ = problem
+    np.testing.assert_array_equal(load_file(write_svm(tmp_path / "n0.svm", X[:3], base=0), like=unnamed).X.toarray(),
+                                  X[:3])
+    np.testing.assert_array_equal(load_file(write_svm(tmp_path / "n1.svm", X[:3]), like=unnamed).X.toarray(), X[:3])
+
+
 def test_like_must_be_fitted_or_a_dataset(problem, tmp_path):
     X, _ = problem
     with pytest.raises(TypeError, match="like must be a Dataset or a fitted estimator"):
@@ -334,6 +385,49 @@ def test_a_missing_value_names_the_file_the_line_and_the_column(fmt, where, prob
     kept = load_file(path, features_only=True, missing="nan", **options)
     got = kept.X.toarray() if sp.issparse(kept.X) else kept.X
     assert np.isnan(got[2, 1]) and np.isnan(got).sum() == 1
+
+
+@pytest.mark.parametrize(
+    "fmt, where",
+    [
+        ("arff", r"g\.arff, line 9: feature 'b' is -inf"),
+        ("arff-sparse", r"g\.arff, line 9: feature 'b' is -inf"),
+        ("csv", r"g\.csv, line 4: feature 'b' is -inf"),
+        ("csv-no-header", r"g\.csv, line 3: feature f1 \(column 1 of X\) is -inf"),
+        ("libsvm", r"g\.svm, line 3: feature f1 \(column 1 of X\) is -inf"),
+        ("mat", r"g\.mat, row 2: feature f1 \(column 1 of X\) is -inf"),
+    ],
+)
+def test_an_infinite_value_names_the_file_the_line_and_the_column(fmt, where, problem, tmp_path):
+    """No estimator takes an infinity: refused at reading, where the file and line are known
+    (scikit-learn's "Input X contains infinity" named neither), and kept with missing='nan'."""
+    X, _ = problem
+    rows = X[:4].copy()
+    rows[2, 1] = -np.inf
+    rows[3, [0, 2]] = np.inf, np.nan
+    path, options = {
+        "arff": lambda: (write_arff(tmp_path / "g.arff", FEATURES, rows), {}),
+        "arff-sparse": lambda: (write_arff(tmp_path / "g.arff", FEATURES, rows, sparse=True), {}),
+        "csv": lambda: (write_csv(tmp_path / "g.csv", FEATURES, rows), {}),
+        "csv-no-header": lambda: (write_csv(tmp_path / "g.csv", None, rows), {"header": False}),
+        "libsvm": lambda: (write_svm(tmp_path / "g.svm", rows), {}),
+        "mat": lambda: (write_mat(tmp_path / "g.mat", data=rows), {}),
+    }[fmt]()
+    with pytest.raises(DatasetError, match=where + r" \(1 missing value\(s\) and 1 more infinite value\(s\) in "
+                                                   r"the file\); the estimators take finite numbers only"):
+        load_file(path, features_only=True, **options)
+    kept = load_file(path, features_only=True, missing="nan", **options)
+    got = kept.X.toarray() if sp.issparse(kept.X) else kept.X
+    np.testing.assert_array_equal(got, rows)
+
+
+def test_a_file_with_no_feature_left_says_what_was_dropped(tmp_path):
+    path = tmp_path / "s.arff"
+    path.write_text("@relation r\n@attribute note string\n@attribute day date\n@attribute y {0,1}\n@data\n"
+                    "'a','2020-01-01',1\n'b','2020-01-02',0\n")
+    with pytest.raises(DatasetError, match=r"s\.arff: has no feature to use \(dropped string attribute\(s\) 'note'"
+                                           r".*date attribute\(s\) 'day'.*\); expected at least one numeric"):
+        load_file(path, labels_last=1)
 
 
 def test_a_short_csv_line_is_a_missing_value(tmp_path):

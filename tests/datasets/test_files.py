@@ -153,3 +153,44 @@ def test_options_that_do_not_apply_or_contradict(name, options, fragment):
 def test_a_missing_file_is_file_not_found(tmp_path):
     with pytest.raises(FileNotFoundError, match="nope.arff"):
         load_file(tmp_path / "nope.arff")
+
+
+@pytest.mark.parametrize(
+    "name, xml",
+    [
+        ("tiny.arff", "tiny.xml"),
+        ("tiny-train.arff", "tiny.xml"),
+        ("tiny_test.arff.gz", "tiny.xml"),
+        ("tiny-sparse.arff", "tiny.xml"),
+        ("tiny-train-sparse.arff", "tiny.xml"),  # Mulan's Corel5k-train-sparse.arff
+        ("tiny_test_sparse.arff", "tiny.xml"),
+        ("tiny-TEST-Sparse.arff", "tiny.xml"),
+        ("tiny-train-sparse.arff", "tiny-train.xml"),  # the nearest name wins
+        ("tiny-sparse.arff", "tiny-sparse.xml"),
+    ],
+)
+def test_the_xml_beside_a_split_or_sparse_file(name, xml, tmp_path):
+    arff = _copy(tmp_path, "fmt_tiny_dense.arff", name, compress=name.endswith(".gz"))
+    shutil.copyfile(DATA / "fmt_tiny.xml", tmp_path / xml)
+    if xml != "tiny.xml":  # a farther name beside it is not taken
+        (tmp_path / "tiny.xml").write_text("<labels/>")
+    data = load_file(arff, missing="nan")
+    assert data.label_names == load_mulan(DATA / "fmt_tiny_dense.arff", DATA / "fmt_tiny.xml").label_names
+    assert data.notes[0] == f"the labels are named by {tmp_path / xml}, found beside the file"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "tiny-sparse-train.arff",  # the endings in the other order: not Mulan's
+        "tiny-valid.arff",
+        "tiny-train-train.arff",
+        "tinysparse.arff",
+        "tiny-sparse-sparse.arff",
+    ],
+)
+def test_no_other_name_variant_finds_an_xml(name, tmp_path):
+    arff = _copy(tmp_path, "fmt_tiny_dense.arff", name)
+    shutil.copyfile(DATA / "fmt_tiny.xml", tmp_path / "tiny.xml")
+    with pytest.raises(DatasetError, match="has no -C option saying which attributes are labels"):
+        load_file(arff, missing="nan")

@@ -91,6 +91,22 @@ def test_mat_errors(tmp_path):
         load_mat(path)
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("features_only", [False, True])
+def test_complex_features_are_refused_not_cast(sparse, features_only, tmp_path):
+    """A cast to float64 would drop the imaginary part without a word."""
+    from mlneighbors.datasets import load_file
+
+    data = np.array([[1 + 2j, 0], [0, 3 - 1j]])
+    path = tmp_path / "c.mat"
+    arrays = {"data": sp.csc_matrix(data) if sparse else data}
+    if not features_only:
+        arrays["target"] = np.array([[1, 0]])
+    scipy.io.savemat(path, arrays)
+    with pytest.raises(DatasetError, match=r"c\.mat: data.*: expected a matrix of real numbers, found complex numbers"):
+        load_file(path, features_only=features_only)
+
+
 @pytest.mark.parametrize(
     "mat, n, d, n_labels, card",
     [

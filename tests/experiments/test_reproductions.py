@@ -198,6 +198,59 @@ def test_figures_need_matplotlib_before_running(shared_data, tmp_path, monkeypat
     assert not any(tmp_path.iterdir())
 
 
+class _Stop(Exception):
+    pass
+
+
+def _stopping_bar(exc_type, after):
+    """A progress factory whose bar raises ``exc_type`` at its ``after``-th update: the run is
+    interrupted at a known point of its computing, the same way on every machine."""
+
+    class Bar:
+        def __init__(self, total, desc):
+            self.n = 0
+
+        def update(self, n=1):
+            self.n += 1
+            if self.n >= after:
+                raise exc_type("stopped by the progress callback")
+
+        def close(self):
+            pass
+
+    return Bar
+
+
+@pytest.mark.parametrize("exc_type", [_Stop, KeyboardInterrupt])
+@pytest.mark.parametrize("paper", ["spyromitros2008", "laml2018", "wang2010", "nedungadi"])
+def test_an_interrupted_run_leaves_no_folder_it_created(paper, exc_type, shared_data, tmp_path):
+    out = tmp_path / "new" / "deeper" / "out"
+    with pytest.raises(exc_type, match="stopped by the progress callback"):
+        reproduce(paper, quick=True, out=out, data_home=shared_data, progress=_stopping_bar(exc_type, 2))
+    assert not any(tmp_path.iterdir())
+
+
+def test_an_interrupted_run_keeps_the_folders_it_found(shared_data, tmp_path):
+    out = tmp_path / "out"
+    reproduce("wang2010", quick=True, out=out, data_home=shared_data)
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    with pytest.raises(_Stop):
+        reproduce("wang2010", quick=True, out=out, data_home=shared_data, progress=_stopping_bar(_Stop, 1))
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before  # the old run whole
+    with pytest.raises(_Stop):
+        reproduce("nedungadi", quick=True, out=out, data_home=shared_data, progress=_stopping_bar(_Stop, 1))
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+
+
+def test_an_output_folder_that_cannot_be_written_fails_before_computing(shared_data, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(OSError, match=f"cannot write to {blocker / 'out'}"):
+        reproduce("spyromitros2008", quick=True, out=blocker / "out", data_home=shared_data,
+                  progress=_stopping_bar(AssertionError, 1))  # the first fit would fail the test
+    assert [p.name for p in tmp_path.iterdir()] == ["file"]
+
+
 def test_seeded_runs_are_reproducible(shared_data):
     a = reproduce("spyromitros2008", quick=True, data_home=shared_data, random_state=3)
     b = reproduce("spyromitros2008", quick=True, data_home=shared_data, random_state=3)

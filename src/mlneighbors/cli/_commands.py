@@ -128,6 +128,10 @@ def _protocol(args: argparse.Namespace, data: Data, cmd: str) -> tuple[dict[str,
     n_folds = args.cv if args.cv is not None else 10
     if n_folds < 2:
         raise CLIError(f"mlneighbors {cmd}: --cv needs at least 2 folds, got {n_folds}")
+    if n_folds > n_train:  # every fold needs a row to test
+        given = f"--cv {n_folds}" if args.cv is not None else "the default --cv 10 (no test part given)"
+        raise CLIError(f"mlneighbors {cmd}: {data.label} has {n_train} row(s); {given} needs at least {n_folds}, "
+                       "one per fold")
     return ({"cv": n_folds, "random_state": args.seed},
             f"{n_folds}-fold stratified CV (seed {args.seed}, {n_train} instances)")
 
@@ -162,6 +166,8 @@ def _run_models(args: argparse.Namespace, cmd: str, names: Sequence[str],
                                       backend=backend_name, backend_params=backend_params, **where)
     except InvalidParameterError as exc:  # a bad --param value, found by the model
         raise CLIError(f"mlneighbors {cmd}: {exc}") from None
+    except ValueError as exc:  # the data it happened on, which scikit-learn's messages do not name
+        raise ValueError(f"{' '.join(str(exc).split())} (while fitting on {data.label})") from None
     relay_warnings(caught, args.quiet)
     out = {}
     for name, result in results.items():
@@ -239,10 +245,14 @@ def cmd_fit(args: argparse.Namespace) -> int:
             pipeline.fit(data.train.X, labels_of(data.train))
         except InvalidParameterError as exc:
             raise CLIError(f"mlneighbors fit: {exc}") from None
+        except ValueError as exc:  # the data it happened on, which scikit-learn's messages do not name
+            raise ValueError(f"{' '.join(str(exc).split())} (while fitting on {data.label})") from None
     relay_warnings(caught, args.quiet)
     pipeline.label_names_ = [str(n) for n in data.train.label_names]
     if data.train.named:  # predict matches a file's columns to these by name
         pipeline.feature_names_ = [str(n) for n in data.train.feature_names]
+    if data.train.index_base is not None:  # predict numbers a libsvm file's features as these were
+        pipeline.libsvm_index_base_ = int(data.train.index_base)
     save(pipeline, args.out, include_index=args.include_index)
     if not args.quiet:
         d = data.train
@@ -264,20 +274,46 @@ def _load_model(path: str) -> Any:
     if not os.path.isfile(path):
         raise CLIError(f"mlneighbors predict: no model file {path!r} (write one with 'mlneighbors fit')")
     try:
-        return load_model(path)
+        model = load_model(path)
     except ModelFileError as exc:  # empty, truncated, a pickle, an untrusted type...: one line
         raise CLIError(f"mlneighbors predict: {exc}") from None
+    _check_predictor(model, path)
+    return model
+
+
+def _check_predictor(model: Any, path: str) -> None:
+    """What predict needs of the model in a file it loaded: a fitted model of the package
+    (what ``fit`` writes, or ``mlneighbors.save`` of one, alone or ending a Pipeline). Any
+    other loadable object is one line naming the file and what it holds."""
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    steps = getattr(model, "steps", None)
+    final = steps[-1][1] if steps else model
+    what = type(final).__name__
+    if not hasattr(model, "predict"):
+        raise CLIError(f"mlneighbors predict: {path} holds a {what}, which transforms features and predicts no "
+                       "labels; give a model (what 'mlneighbors fit' writes, or a Pipeline ending in a model)")
+    if type(final).__module__.split(".")[0] != "mlneighbors":
+        raise CLIError(f"mlneighbors predict: {path} holds a {what}, not a model of mlneighbors; give what "
+                       "'mlneighbors fit' writes, or mlneighbors.save of one of the package's models (alone or "
+                       "ending a Pipeline)")
+    try:
+        check_is_fitted(model)
+    except NotFittedError:
+        raise CLIError(f"mlneighbors predict: {path} holds an unfitted {type(model).__name__}: fit it before "
+                       "saving it, or write one with 'mlneighbors fit'") from None
 
 
 def _storage_for(model: Any, X: Any) -> Any:
-    """Sparse rows (a libsvm file) for a model whose scaler was fitted on dense data, densified."""
+    """Sparse rows (a libsvm file) densified for a model with a step that takes dense data only
+    (a MinMaxScaler, a centring StandardScaler, wherever in a Pipeline): by scikit-learn's
+    tags, which a Pipeline takes from all its steps. Such a model was fitted on dense rows
+    of the same width."""
     import scipy.sparse as sp
-    from sklearn.preprocessing import MinMaxScaler, StandardScaler
+    from sklearn.utils import get_tags
 
-    steps = getattr(model, "steps", None)
-    first = steps[0][1] if steps else model
-    dense_only = isinstance(first, MinMaxScaler) or (isinstance(first, StandardScaler) and first.with_mean)
-    return X.toarray() if sp.issparse(X) and dense_only else X
+    return X.toarray() if sp.issparse(X) and not get_tags(model).input_tags.sparse else X
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
@@ -286,7 +322,16 @@ def cmd_predict(args: argparse.Namespace) -> int:
 
     if args.top_k is not None and args.top_k < 1:
         raise CLIError(f"mlneighbors predict: --top-k must be at least 1, got {args.top_k}")
-    arff = args.out.endswith(".arff") and args.top_k is None
+    # options that one output could not honour both: refused, not one silently dropped
+    if args.scores and args.top_k is not None:
+        raise CLIError("mlneighbors predict: --scores and --top-k exclude each other: --top-k writes the score of "
+                       "each label it ranks (score:top1, ...); --scores one score column per label "
+                       "(score:<label>) beside the 0/1 predictions")
+    arff = args.out.endswith(".arff")
+    if arff and (args.scores or args.top_k is not None):
+        flag = "--scores" if args.scores else "--top-k"
+        raise CLIError(f"mlneighbors predict: {flag} writes CSV columns, which an ARFF output (--out {args.out}: the "
+                       f"rows and their predicted labels) has no place for; give --out FILE.csv")
     for target in [args.out] + ([args.out[: -len(".arff")] + ".xml"] if arff else []):
         check_out_file(target, "predict")
     args.outputs = Outputs(args.out)
@@ -295,7 +340,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     data = read_file(args.data, args, "predict", like=model)  # exactly the model's features, in its order
     X = _storage_for(model, data.X)
     names = list(getattr(model, "label_names_", [f"label{j}" for j in range(len(getattr(model, 'classes_', [])))]))
-    scores = np.asarray(model.predict_proba(X)) if args.scores and not args.top_k else None
+    scores = np.asarray(model.predict_proba(X)) if args.scores else None
     top_k = args.top_k
     if top_k is not None and not hasattr(model, "predict_top_k"):
         raise CLIError(f"mlneighbors predict: the model in {args.model_file} ({type(model).__name__}) cannot rank "

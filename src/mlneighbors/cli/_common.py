@@ -43,6 +43,11 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one clear line, not a usage dump
         raise CLIError(f"{self.prog}: {message}")
 
+    def print_help(self, file: Any = None) -> None:
+        """argparse's, except that a closed standard output (``--help | head``) is not passed
+        over in silence: the command ends as any other whose reader went away."""
+        (file or sys.stdout).write(self.format_help())
+
 
 @dataclass
 class Outputs:
@@ -60,29 +65,17 @@ class Outputs:
 
     def discard_empty(self) -> None:
         """Remove the folders this command created that are still empty (deepest first)."""
-        for folder in self.created:
-            try:
-                folder.rmdir()
-            except OSError:  # something is in it (or it is gone): leave it
-                return
+        from .._files import remove_empty
+
+        remove_empty(self.created)
 
 
 def prepare_folder(folder: str | os.PathLike[str], outputs: Outputs) -> None:
     """Create ``folder`` if needed and prove it writable (before any computing); the folders
     created are remembered in ``outputs``, to be removed if the command fails."""
-    from .._files import check_writable
+    from .._files import make_folder
 
-    path = Path(os.path.abspath(folder))
-    missing = []
-    while not path.exists() and path.parent != path:
-        missing.append(path)
-        path = path.parent
-    outputs.created = missing  # deepest first
-    try:
-        check_writable(folder)
-    except OSError:
-        outputs.discard_empty()
-        raise
+    outputs.created = make_folder(folder)  # deepest first
 
 
 def check_out_file(path: str, cmd: str) -> None:
@@ -98,8 +91,15 @@ def choice_error(what: str, value: str, valid: Sequence[str], cmd: str) -> CLIEr
     return CLIError(f"mlneighbors {cmd}: unknown {what} {value!r}{hint}; valid: {', '.join(valid)}")
 
 
-def parse_value(text: str, default: Any) -> Any:
-    """A ``--param`` value as the parameter's type (from its default), else a literal guess."""
+def parse_value(text: str, default: Any, booleans: bool = True) -> Any:
+    """A ``--param`` value as the parameter's type (from its default), else a literal guess;
+    ``booleans``: whether true/false may be guessed (not for a parameter that takes none).
+
+    >>> parse_value("true", 10)
+    Traceback (most recent call last):
+    ...
+    ValueError: expected an integer
+    """
     low = text.strip().lower()
     if isinstance(default, bool):
         if low in ("true", "yes", "1", "on"):
@@ -109,7 +109,9 @@ def parse_value(text: str, default: Any) -> Any:
         raise ValueError("expected true or false")
     if low in ("none", "null"):
         return None
-    if low in ("true", "false"):
+    if low in ("true", "false") and not isinstance(default, (int, float)):
+        if not booleans:
+            raise ValueError("the parameter takes no true/false")
         return low == "true"
     if isinstance(default, int):
         try:

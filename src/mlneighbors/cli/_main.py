@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import warnings
@@ -113,7 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scores", action="store_true", help="add one score column per label, score:<label> (CSV)")
     p.add_argument("--top-k", type=int, metavar="N",
                    help="write per row the N best labels and their scores instead, best first: columns "
-                        "label:top1,score:top1,label:top2,... (N above the number of labels: all of them)")
+                        "label:top1,score:top1,label:top2,... (N above the number of labels: all of them; "
+                        "CSV; not with --scores)")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_predict)
 
@@ -131,6 +133,25 @@ def build_parser() -> argparse.ArgumentParser:
                    help="no progress bars, no summary line (and with --format json|csv no header on stderr)")
     p.set_defaults(func=cmd_reproduce)
     return parser
+
+
+#: the exit status of a command whose standard output was closed before it finished writing
+#: (``mlneighbors datasets | head -5``): 128 + SIGPIPE, what the shell reports for a program
+#: that a closed pipe ends, so that ``set -o pipefail`` still sees the output cut short
+EXIT_PIPE_CLOSED = 128 + signal.SIGPIPE if hasattr(signal, "SIGPIPE") else 1
+
+
+def _pipe_closed() -> int:
+    """Standard output's reader is gone: end quietly (Python's recipe for SIGPIPE). Standard
+    output is pointed at the null device, so that the interpreter's last flush of what is
+    still buffered cannot fail again on the way out."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no file descriptor (stdout replaced in-process)
+        pass
+    return EXIT_PIPE_CLOSED
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -160,6 +181,8 @@ def _main(argv: Sequence[str] | None, parsed: list[argparse.Namespace]) -> int:
         outputs = getattr(args, "outputs", None)
         print(f"mlneighbors: {outputs.interrupted() if outputs else 'interrupted'}", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader of standard output went away (| head): nothing to say
+        return _pipe_closed()
     except CLIError as exc:
         print(str(exc), file=sys.stderr)
         return 2
@@ -183,6 +206,9 @@ def run() -> None:
     The first SIGINT interrupts the run (one line, exit status 130); any later one is
     ignored, so that a second Ctrl-C pressed while the run winds down (its worker threads
     finish their current block before the interpreter exits) cannot print a traceback.
+    A standard output closed by its reader (``mlneighbors datasets | head -5``) ends the
+    command without a word, exit status 141 (128 + SIGPIPE, what the shell reports for a
+    program a closed pipe ends), whether a print or the last flush finds it closed.
     """
     interrupted = []
 
@@ -195,4 +221,12 @@ def run() -> None:
 
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not if the caller chose otherwise
         signal.signal(signal.SIGINT, on_sigint)
-    sys.exit(main())
+    try:
+        code: int | str | None = main()
+    except SystemExit as exc:  # --help, --version: argparse has printed, and exits
+        code = exc.code
+    try:  # what is still buffered, written now rather than by the interpreter on its way out
+        sys.stdout.flush()
+    except BrokenPipeError:
+        code = _pipe_closed()
+    sys.exit(code)

@@ -30,11 +30,45 @@ def valid_params(model: Any) -> list[str]:
     return sorted(params)
 
 
+def _takes_booleans(model: Any, full: str) -> bool:
+    """Whether parameter ``full`` (``step__name`` in a pipeline) may be true/false, by the
+    constraints its estimator declares (True where it declares none)."""
+    *path, name = full.split("__")
+    owner = model.get_params(deep=True)["__".join(path)] if path else model
+    constraints = getattr(owner, "_parameter_constraints", {}).get(name)
+    if constraints is None:
+        return True
+    return any(c in ("boolean", "no_validation") or c is bool for c in constraints if isinstance(c, (str, type)))
+
+
+def _check_backends(name: str, model: Any, cmd: str) -> None:
+    """The neighbour search ``--param backend=`` / ``backend_params=`` / ``metric=`` name,
+    made (unbuilt) before any data is read: an unknown backend, metric, parameter or
+    library as one line."""
+    from ..neighbors import get_index
+
+    params = model.get_params(deep=True)
+    for key, backend in params.items():
+        if not (key == "backend" or key.endswith("__backend")) or not isinstance(backend, str):
+            continue
+        options = params.get(key + "_params")
+        if options is not None and not isinstance(options, dict):
+            raise CLIError(f"mlneighbors {cmd}: --param {key}_params for {name} must be a JSON object "
+                           f"('{{\"key\": value}}'), got {options!r}")
+        metric = params.get(key[: -len("backend")] + "metric")  # None: the backend's own (hybrid's)
+        try:
+            get_index(backend, metric=metric, **(options or {}))
+        except (TypeError, ValueError) as exc:
+            raise CLIError(f"mlneighbors {cmd}: --param for {name}: {' '.join(str(exc).split())}") from None
+
+
 def build_models(names: Sequence[str], k: int | None, params: Sequence[str], cmd: str, seed: int) -> dict[str, Any]:
     """Estimators by registry name with --k and --param applied; CLIError on any bad name or value.
 
     ``--param key=value`` sets ``key`` on every model that has it (an error if none has);
-    ``--param model.key=value`` on that model only.
+    ``--param model.key=value`` on that model only. A value is read as the parameter's type
+    (that of its default, or true/false only where the parameter takes them), and the
+    neighbour backend the parameters name is checked before anything runs.
     """
     from .. import MODELS, make_model
 
@@ -65,7 +99,7 @@ def build_models(names: Sequence[str], k: int | None, params: Sequence[str], cmd
                 continue
             default = model.get_params(deep=True)[full]
             try:
-                value = parse_value(text, default)
+                value = parse_value(text, default, _takes_booleans(model, full))
             except ValueError as exc:
                 raise CLIError(f"mlneighbors {cmd}: bad value {text!r} for parameter {key!r} of "
                                f"{name}: {exc}") from None
@@ -75,6 +109,9 @@ def build_models(names: Sequence[str], k: int | None, params: Sequence[str], cmd
             valid = sorted({p for name in targets for p in valid_params(models[name])})
             raise CLIError(f"mlneighbors {cmd}: unknown parameter {key!r} for {', '.join(targets)}; valid "
                            f"parameters: {', '.join(valid)}")
+    if params:
+        for name, model in models.items():
+            _check_backends(name, model, cmd)
     return models
 
 

@@ -41,6 +41,8 @@ class Reference:
     predict: bool  # rows to predict: the file's labels, if any, are not read
     verb: str = "has"  # "the model was fitted on 5 features"
     sparse: bool | None = None  # a training set's storage, which a test part takes on
+    index_base: int | None = None  # a libsvm training file's first feature index, for a libsvm file
+    base_from: str = ""  # whose index base that is, for the message on a file that contradicts it
 
     @classmethod
     def of(cls, like: Any) -> Reference:
@@ -55,6 +57,8 @@ class Reference:
                 like.n_labels,
                 predict=False,
                 sparse=like.is_sparse,
+                index_base=like.index_base,
+                base_from=what,
             )
         try:
             n_features = int(like.n_features_in_)
@@ -77,6 +81,9 @@ class Reference:
             None if labels is None else len(labels),
             predict=True,
             verb="was fitted on",
+            # `mlneighbors fit` on a libsvm file records its base
+            index_base=getattr(like, "libsvm_index_base_", None),
+            base_from="the model's training file",
         )
 
 
@@ -163,33 +170,38 @@ def align(data: Dataset, ref: Reference, ignore_labels: Sequence[str] = ()) -> D
     return replace(data, X=X, Y=Y, feature_names=feature_names, label_names=label_names, notes=notes)
 
 
-def _first_missing(X: Any) -> tuple[int, int, int] | None:
-    """(row, column, how many) of the first NaN of X in row order, or None."""
+def _first_missing(X: Any) -> tuple[int, int, int, int] | None:
+    """(row, column) of the first value of X that is not finite in row order, with how many
+    are missing (NaN) and how many infinite; None when every value is finite."""
     if sp.issparse(X):
         X = sp.csr_matrix(X)
-        at = np.flatnonzero(np.isnan(X.data))
+        at = np.flatnonzero(~np.isfinite(X.data))
         if not at.size:
             return None
         k = int(at[0])
-        return int(np.searchsorted(X.indptr, k, side="right") - 1), int(X.indices[k]), int(at.size)
-    if not X.size or not np.isnan(np.min(X)):  # one pass, no temporary
+        n_nan = int(np.isnan(X.data[at]).sum())
+        return int(np.searchsorted(X.indptr, k, side="right") - 1), int(X.indices[k]), n_nan, at.size - n_nan
+    if not X.size or np.isfinite(np.min(X)) and np.isfinite(np.max(X)):  # two passes, no temporary
         return None
     from .._counts import row_blocks
 
-    first, count = None, 0
+    first, n_nan, n_inf = None, 0, 0
     for rows in row_blocks(X.shape[0], X.shape[1]):
-        missing = np.isnan(X[rows])
-        count += int(missing.sum())
-        if first is None and count:
-            r, c = np.argwhere(missing)[0]
+        block = X[rows]
+        missing, infinite = np.isnan(block), np.isinf(block)
+        n_nan += int(missing.sum())
+        n_inf += int(infinite.sum())
+        if first is None and n_nan + n_inf:
+            r, c = np.argwhere(missing | infinite)[0]
             first = (rows.start + int(r), int(c))
-    return None if first is None else (first[0], first[1], count)
+    return None if first is None else (first[0], first[1], n_nan, n_inf)
 
 
 def refuse_missing(
     data: Dataset, fmt: str, lines: Callable[[], Sequence[int]] | None = None
 ) -> None:
-    """A DatasetError naming the file, the line and the feature of the first missing value.
+    """A DatasetError naming the file, the line and the feature of the first missing value,
+    or infinite one (no estimator takes either).
 
     ``lines``: gives the line of each row where ``data.lines`` has none (libsvm files); it is
     called only when a value is missing.
@@ -197,14 +209,24 @@ def refuse_missing(
     found = _first_missing(data.X)
     if found is None:
         return
-    row, column, count = found
+    row, column, n_nan, n_inf = found
     lines = data.lines if data.lines is not None or lines is None else lines()
     where = f", line {int(lines[row])}" if lines is not None else f", row {row}"
     name = data.feature_names[column]
     feature = f"feature {name!r}" if data.named else f"feature {name} (column {column} of X)"
+    value = float(data.X[row, column])
+    infinite = bool(np.isinf(value))
+    others = []  # the values after this one, of each kind
+    if n_nan - (not infinite):
+        others.append(f"{n_nan - (not infinite)} {'' if infinite else 'more '}missing value(s)")
+    if n_inf - infinite:
+        others.append(f"{n_inf - infinite} {'more ' if infinite else ''}infinite value(s)")
+    more = f" ({' and '.join(others)} in the file)" if others else ""
+    if infinite:
+        raise DatasetError(f"{data.source or 'the data'}{where}: {feature} is {value:g}{more}; the estimators "
+                           "take finite numbers only: replace it, or drop the row")
     how = {
         "arff": "is missing ('?')",
         "csv": "is missing (an empty cell, or a line with fewer fields than the header)",
     }.get(fmt, "is NaN")
-    more = f" ({count - 1} more missing value(s) in the file)" if count > 1 else ""
     raise DatasetError(f"{data.source or 'the data'}{where}: {feature} {how}{more}; {_IMPUTE_HINT}")

@@ -46,6 +46,10 @@ class Dataset:
     lines : ndarray of shape (n_samples,) or None
         The 1-based line of each row in its text file, for messages about a
         row; None where rows have no line (``.mat`` files, joined parts).
+    index_base : {0, 1} or None
+        libsvm files: the index of their first feature (0 when the file uses
+        index 0, else 1; a file read ``like`` a training set or a model takes
+        theirs). None for the other formats.
 
     Examples
     --------
@@ -67,6 +71,7 @@ class Dataset:
     source: str = ""
     named: bool = True
     lines: np.ndarray | None = field(default=None, repr=False, compare=False)
+    index_base: int | None = None
 
     @property
     def n_samples(self) -> int:

@@ -15,7 +15,7 @@ from mlneighbors.datasets._columns import Reference, align, refuse_missing
 from mlneighbors.datasets._csv import load_csv
 from mlneighbors.datasets._dataset import Dataset, DatasetError, shown_names
 from mlneighbors.datasets._formats import _load_arff
-from mlneighbors.datasets._libsvm import load_libsvm, row_lines
+from mlneighbors.datasets._libsvm import read_libsvm, row_lines
 from mlneighbors.datasets._mat import load_mat, load_mat_features
 
 __all__ = ["FORMATS", "load_file"]
@@ -31,6 +31,7 @@ FORMATS: dict[str, tuple[str, ...]] = {
 }
 _TEXT_FORMATS = ("arff", "libsvm", "csv")
 _SPLIT_SUFFIXES = ("-train", "-test", "_train", "_test")
+_SPARSE_SUFFIXES = ("-sparse", "_sparse")  # Mulan's sparse copies: Corel5k-train-sparse.arff
 
 
 def load_file(
@@ -60,9 +61,12 @@ def load_file(
         The format, whatever the extension says.
     xml : str or path-like, default=None
         ARFF: the Mulan XML naming the labels. When None (and no count is
-        given), ``<stem>.xml`` beside the file is used if it exists, else
-        ``<stem>.xml`` with a ``-train`` / ``-test`` / ``_train`` / ``_test``
-        ending removed (``emotions-train.arff`` finds ``emotions.xml``).
+        given), ``<stem>.xml`` beside the file is used if it exists, else the
+        first that exists of ``<stem>.xml`` with a ``-sparse`` / ``_sparse``
+        ending removed, then a ``-train`` / ``-test`` / ``_train`` / ``_test``
+        ending (Mulan's names: ``emotions-train.arff`` finds ``emotions.xml``,
+        ``Corel5k-train-sparse.arff`` finds ``Corel5k.xml``). No other
+        variant of the name is tried.
     labels_first, labels_last : int, default=None
         ARFF or CSV: the first (or last) n attributes are the labels. They
         decide over an XML found beside the file and over ``-C``.
@@ -86,12 +90,19 @@ def load_file(
         sides name their columns (ARFF attributes, a CSV header; a model's
         ``feature_names_`` or ``feature_names_in_``), they are matched by name:
         reordered where the order differs, a name missing or unknown refused;
-        else by position, the counts checked. See Notes.
+        else by position, the counts checked. A libsvm file is numbered as
+        the reference's libsvm training file was (its ``index_base``; a model
+        written by ``mlneighbors fit`` records it in ``libsvm_index_base_``),
+        not guessed from its own indices: a file without index 0 is not read
+        as 1-based when the training file was 0-based, and index 0 where the
+        training file was 1-based is refused, naming the line. See Notes.
     missing : {"error", "nan"}, default="error"
         What a missing feature value (an ARFF ``?``, an empty CSV cell, a CSV
         line with fewer fields than the header, a NaN in a libsvm or ``.mat``
         file) does: raise, naming the file, the line and the feature, or stay
-        NaN in ``X`` for an imputer (the estimators do not impute).
+        NaN in ``X`` for an imputer (the estimators do not impute). An
+        infinite value is refused the same way with "error", and kept with
+        "nan".
     split : {"all", "train", "test"}, default="all"
         ``.mat`` files holding a train/test split (see :func:`load_mat`): the
         part to read. "all" is every row, training rows first.
@@ -108,8 +119,9 @@ def load_file(
     Raises
     ------
     DatasetError
-        The format cannot be told, the file is malformed, holds no rows or a
-        missing value, or its columns do not match ``like``; every message is
+        The format cannot be told, the file is malformed, holds no rows, no
+        feature, or a missing or infinite value, or its columns do not match
+        ``like``; every message is
         one line naming the file, the line where there is one, and what was
         expected. An ARFF file with no XML and no count whose ``-C`` takes a
         column that is not binary as a label is refused (``-C`` is stale), and
@@ -183,10 +195,14 @@ def load_file(
             reference = replace(reference, predict=True)
             data = _read_rows(path, fmt, options, reference, features_only)
         else:
-            data = _read(path, fmt, options, False)
+            data = _read(path, fmt, options, False, reference)
             data = align(_widen_libsvm(data, reference) if fmt == "libsvm" else data, reference)
     if data.n_samples == 0:
         raise DatasetError(f"{path}: has no data rows; expected at least one row after the header")
+    if data.n_features == 0:
+        told = f" ({'; '.join(data.notes)})" if data.notes else ""
+        raise DatasetError(f"{path}: has no feature to use{told}; expected at least one numeric or nominal "
+                           "feature besides the labels")
     if missing == "error":
         # libsvm rows hold no line numbers: the file is read again for them, on a missing value only
         refuse_missing(data, fmt, (lambda: row_lines(path)) if fmt == "libsvm" else None)
@@ -209,8 +225,11 @@ class _Options:
         )
 
 
-def _read(path: Path, fmt: str, options: _Options, features_only: bool) -> Dataset:
-    """The file as a dataset, its labels found as the options say (none if ``features_only``)."""
+def _read(
+    path: Path, fmt: str, options: _Options, features_only: bool, reference: Reference | None = None
+) -> Dataset:
+    """The file as a dataset, its labels found as the options say (none if ``features_only``);
+    a libsvm file numbered from ``reference``'s base, where it has one."""
     if fmt == "arff":
         if features_only:
             return _load_arff(path, features_only=True)
@@ -223,7 +242,10 @@ def _read(path: Path, fmt: str, options: _Options, features_only: bool) -> Datas
             label_columns = _count_as_range(path, options.labels_first, options.labels_last)
         return load_csv(path, label_columns, header=options.header)
     if fmt == "libsvm":
-        data = load_libsvm(path)
+        if reference is None:
+            data = read_libsvm(path)
+        else:
+            data = read_libsvm(path, index_base=reference.index_base, base_from=reference.base_from)
         if features_only:
             if data.Y.any():
                 data.notes.append("the labels that start the lines are not read: rows to predict")
@@ -254,13 +276,13 @@ def _read_rows(
     """Rows to predict with ``reference``'s features: read whole and matched by name where
     both sides have names; else by position, a file that declares labels read without them."""
     if options.name_labels:  # the user says where the labels are: they are dropped
-        data = _read(path, fmt, options, False)
+        data = _read(path, fmt, options, False, reference)
         dropped = data.label_names
         data = align(replace(data, Y=data.Y[:, :0], label_names=[]), reference)
         if dropped:
             data.notes.append(f"the file's labels {shown_names(dropped)} are not read: rows to predict")
         return data
-    data = _read(path, fmt, options, True)
+    data = _read(path, fmt, options, True, reference)
     if reference.features is not None and data.named:
         declared: list[str] = []
         if fmt == "arff" and not features_only:
@@ -381,8 +403,13 @@ def _arff(
 
 
 def _xml_beside(path: Path) -> Path | None:
+    """The Mulan XML beside an ARFF file: for ``<name>[-train|-test][-sparse].arff``,
+    ``<stem>.xml``, then each ending removed in turn (the sparse one first)."""
     stem = Path(path.name.removesuffix(".gz").removesuffix(".GZ")).stem
-    stems = [stem] + [stem[: -len(s)] for s in _SPLIT_SUFFIXES if stem.lower().endswith(s)]
+    stems = [stem]
+    for suffixes in (_SPARSE_SUFFIXES, _SPLIT_SUFFIXES):
+        last = stems[-1]
+        stems += [last[: -len(s)] for s in suffixes if last.lower().endswith(s)]
     for candidate in stems:
         xml = path.with_name(candidate + ".xml")
         if candidate and xml.is_file():

@@ -15,13 +15,17 @@ import scipy.sparse as sp
 
 from mlneighbors.datasets._dataset import Dataset, DatasetError
 
-__all__ = ["load_libsvm"]
+__all__ = ["load_libsvm", "read_libsvm"]
 
 PathLike = str | os.PathLike[str]
 
 
 def load_libsvm(
-    path: PathLike, *, n_features: int | None = None, n_labels: int | None = None
+    path: PathLike,
+    *,
+    n_features: int | None = None,
+    n_labels: int | None = None,
+    index_base: int | None = None,
 ) -> Dataset:
     """Load libsvm / svmlight multi-label text (``l1,l2 i:v i:v ...`` per line).
 
@@ -33,24 +37,31 @@ def load_libsvm(
         with no label.
     n_features : int, default=None
         The number of features; inferred from the largest index when None.
-        Feature indices may be 0- or 1-based (scikit-learn's
-        ``zero_based="auto"``).
     n_labels : int, default=None
         The number of labels; when None, the largest label seen plus one.
         Labels are 0-based integers.
+    index_base : {0, 1}, default=None
+        The index of the first feature: 1 (libsvm's own convention) or 0. When
+        None it is told from the file, as scikit-learn's ``zero_based="auto"``
+        does: 0 if some line uses index 0, else 1. A file of rows to predict or
+        of test rows must be read with its training file's base (which
+        :func:`load_file` does when given ``like``): a file that happens not to
+        use feature 0 would otherwise have every column shifted.
 
     Returns
     -------
     Dataset
         X as CSR float64, Y as int8 0/1; features named ``f0, ...`` and labels
-        ``label0, ...``.
+        ``label0, ...``; ``index_base`` the base the file was read with.
 
     Raises
     ------
     DatasetError
         An empty file, a malformed line (the message names it), a label that is
         not a non-negative integer (-1/+1 targets are binary classification,
-        not multi-label), or a label not below ``n_labels``.
+        not multi-label), a label not below ``n_labels``, a feature index not
+        below ``n_features`` (after the base), or index 0 in a file read with
+        ``index_base=1`` (the message names the line).
     FileNotFoundError
         ``path`` names no file.
 
@@ -62,8 +73,34 @@ def load_libsvm(
     >>> data = load_libsvm(path)
     >>> data.Y.tolist(), data.X.toarray().tolist()
     ([[1, 0, 1], [0, 1, 0]], [[0.5, 0.0, 1.0], [0.0, 2.0, 0.0]])
+
+    No index 0 in this file: it is read as 1-based, unless told otherwise.
+
+    >>> data.index_base, load_libsvm(path, index_base=0).X.toarray().tolist()
+    (1, [[0.0, 0.5, 0.0, 1.0], [0.0, 0.0, 2.0, 0.0]])
     """
-    X, y = _parse(path, n_features)
+    return read_libsvm(path, n_features=n_features, n_labels=n_labels, index_base=index_base)
+
+
+def read_libsvm(
+    path: PathLike,
+    *,
+    n_features: int | None = None,
+    n_labels: int | None = None,
+    index_base: int | None = None,
+    base_from: str = "",
+) -> Dataset:
+    """:func:`load_libsvm`; ``base_from`` says where a given ``index_base`` comes from, for the
+    message about an index 0 that contradicts it ("the model's training file")."""
+    if index_base not in (None, 0, 1):
+        raise ValueError(f"index_base must be 0, 1 or None, got {index_base!r}")
+    X, y = _parse(path)
+    X, index_base = _rebase(path, X, index_base, base_from or f"index_base={index_base}")
+    if n_features is not None:
+        if X.shape[1] > n_features:
+            raise DatasetError(f"{path}: holds feature index {X.shape[1] - 1 + index_base}, but "
+                               f"n_features={n_features} (indices from {index_base})")
+        X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features))
     counts = np.fromiter(map(len, y), dtype=np.intp, count=len(y))
     labels = np.fromiter(chain.from_iterable(y), dtype=np.float64, count=int(counts.sum()))
     wrong = (labels < 0) | (labels != np.round(labels))
@@ -92,15 +129,40 @@ def load_libsvm(
         label_names=[f"label{j}" for j in range(n_labels)],
         source=str(path),
         named=False,
+        index_base=index_base,
     )
 
 
-def _parse(path: PathLike, n_features: int | None) -> tuple[sp.csr_matrix, list[tuple]]:
+def _rebase(
+    path: PathLike, X: sp.csr_matrix, index_base: int | None, base_from: str
+) -> tuple[sp.csr_matrix, int]:
+    """X read with its indices as written (0-based) and the base: X with column 0 the first
+    feature. The base, when not given, is scikit-learn's ``zero_based="auto"`` rule."""
+    X = sp.csr_matrix(X)
+    has_zero = bool(X.indices.size) and int(X.indices.min()) == 0
+    if index_base is None:
+        index_base = 0 if has_zero or not X.indices.size else 1
+    if index_base == 0:
+        return X, 0
+    if has_zero:
+        line = next(n for n, tokens in _data_lines(path) if any(_is_index_zero(t) for t in tokens))
+        raise DatasetError(
+            f"{path}, line {line}: feature index 0, but {base_from} numbers the features from 1 "
+            "(libsvm's convention): index 0 is no feature there; number the file's features as "
+            "its training file does"
+        )
+    n_features = max(X.shape[1] - 1, 0)
+    return sp.csr_matrix((X.data, X.indices - 1, X.indptr), shape=(X.shape[0], n_features)), 1
+
+
+def _parse(path: PathLike) -> tuple[sp.csr_matrix, list[tuple]]:
+    """The file's rows with their indices as written (``zero_based=True``: the base is
+    decided by :func:`_rebase`)."""
     from sklearn.datasets import load_svmlight_file
 
     with _open(path) as fh:
         try:
-            X, y = load_svmlight_file(fh, n_features=n_features, multilabel=True, dtype=np.float64)
+            X, y = load_svmlight_file(fh, multilabel=True, zero_based=True, dtype=np.float64)
         except (ValueError, TypeError, IndexError, OverflowError, EOFError, OSError) as exc:
             # scikit-learn's parser names neither the file nor the line: find the line
             problem = _first_problem(path) or f": {exc}"
@@ -169,6 +231,11 @@ def _line_problem(tokens: list[bytes]) -> str | None:
             return f"feature index {int(index)} does not increase along the line"
         previous = int(index)
     return None
+
+
+def _is_index_zero(token: bytes) -> bool:
+    index, colon, _ = token.partition(b":")
+    return bool(colon) and index.isdigit() and int(index) == 0
 
 
 def _is_float(text: bytes) -> bool:

@@ -127,13 +127,16 @@ def load_mat_features(path: PathLike) -> Dataset:
     return _mat_dataset(X, np.zeros((X.shape[0], 0), dtype=np.int8), notes, "all", str(path))
 
 
+def _is_real(dtype: np.dtype) -> bool:
+    """Numbers a feature can be: not text, not objects, and not complex (whose imaginary part
+    a cast to float64 drops without a word)."""
+    return dtype.kind == "b" or (np.issubdtype(dtype, np.number) and not np.issubdtype(dtype, np.complexfloating))
+
+
 def _is_matrix(value: object) -> bool:
     if sp.issparse(value):
-        return True
-    return (
-        isinstance(value, np.ndarray) and value.ndim == 2 and value.dtype != object
-        and (np.issubdtype(value.dtype, np.number) or value.dtype == bool)
-    )
+        return not np.issubdtype(value.dtype, np.complexfloating)  # type: ignore[attr-defined]
+    return isinstance(value, np.ndarray) and value.ndim == 2 and value.dtype != object and _is_real(value.dtype)
 
 
 def _read_mat(path: PathLike) -> dict[str, object]:
@@ -216,14 +219,15 @@ def _mat_pair(
 
 
 def _mat_matrix(value: object, path: PathLike, name: str) -> np.ndarray | sp.spmatrix:
-    if sp.issparse(value):
-        return value  # type: ignore[return-value]
-    array = np.asarray(value)
-    if array.ndim != 2 or array.dtype == object or not (
-        np.issubdtype(array.dtype, np.number) or array.dtype == bool
-    ):
+    array = value if sp.issparse(value) else np.asarray(value)
+    if not sp.issparse(array) and (array.ndim != 2 or array.dtype == object):
         raise DatasetError(
             f"{path}: {name}: expected a numeric matrix, found {array.dtype} {array.shape}"
+        )
+    if not _is_real(array.dtype):
+        what = "complex numbers" if np.issubdtype(array.dtype, np.complexfloating) else str(array.dtype)
+        raise DatasetError(
+            f"{path}: {name}: expected a matrix of real numbers, found {what} {array.shape}"
         )
     return array
 

@@ -83,11 +83,20 @@ def reproduce(
 ) -> Reproduction:
     """Run reproduction ``name`` (see the module table above).
 
+    ``out`` is created (with its parents) and proved writable before anything is computed; a
+    run that fails or is interrupted (an exception from ``progress`` included) leaves none of
+    the folders it created, and never a half-written ``<out>/<paper>/``.
+
     ``backend`` (with ``backend_params``) replaces every exact neighbour search of the run
     (:func:`mlneighbors.model_selection.evaluate_models`): the tables are the same with any
     exact backend.
     """
-    return get_paper(name).reproduce(
-        quick=quick, out=out, data_home=data_home, figures=figures, progress=progress,
-        random_state=random_state, backend=backend, backend_params=backend_params,
-    )
+    from .._files import made_folder
+
+    paper = get_paper(name)
+    options = dict(quick=quick, data_home=data_home, figures=figures, progress=progress,
+                   random_state=random_state, backend=backend, backend_params=backend_params)
+    if out is None:
+        return paper.reproduce(out=None, **options)
+    with made_folder(out):
+        return paper.reproduce(out=out, **options)
