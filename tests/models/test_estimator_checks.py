@@ -27,12 +27,13 @@ ESTIMATORS = [
     HybridKNN(backend="exact"),
 ]
 
-# check_classifier_multioutput asserts predict_proba(X).round() == predict(X).  The spec's
-# scores for these rules are the per-label vote fractions, which their predictions do not
+# check_classifier_multioutput asserts predict_proba(X).round() == predict(X).  The scores
+# of these rules are the per-label vote fractions, which their predictions do not
 # threshold (BRkNN-a passes: its fallback happens not to fire on the check's data).
 _NOT_A_THRESHOLD = (
     "predict is not a 0.5 threshold of the scores: {rule}, while predict_proba reports the "
-    "per-label vote fractions used for ranking (ALGORITHMS.md)"
+    "per-label vote fractions used for ranking (docs/user_guide/brknn_family.rst, 'What the "
+    "scores mean for ranking metrics')"
 )
 
 #: (estimator class, parameters that must match) -> {check name: reason}
