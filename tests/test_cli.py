@@ -280,6 +280,7 @@ class _Terminal(io.StringIO):
         return True
 
 
+@pytest.mark.requires("tqdm")
 def test_progress_bars_only_on_a_terminal(monkeypatch):
     from mlneighbors._progress import TqdmBars
     from mlneighbors.cli._common import progress_listener
@@ -292,6 +293,7 @@ def test_progress_bars_only_on_a_terminal(monkeypatch):
     assert progress_listener(quiet=False) is None  # without tqdm: no bar, no error
 
 
+@pytest.mark.requires("tqdm")
 @pytest.mark.parametrize("quiet", [True, False])
 def test_no_bar_with_quiet_or_without_a_terminal(shared_data, monkeypatch, capsys, quiet):
     """Bars drawn at once (no delay): none with --quiet on a terminal, none without --quiet on a
@@ -341,7 +343,7 @@ def test_reproduce_into_a_folder_that_cannot_be_written_fails_before_computing(t
     blocker.write_text("x")
     empty = tmp_path / "no-data"
     empty.mkdir()
-    assert main(["reproduce", "all", "--out", str(blocker / "out"), "--data-home", str(empty)]) == 1
+    assert main(["reproduce", "all", "--no-figures", "--out", str(blocker / "out"), "--data-home", str(empty)]) == 1
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and f"cannot write to {blocker / 'out'}" in err
     assert not any(empty.iterdir())

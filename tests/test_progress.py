@@ -124,6 +124,7 @@ def test_the_reproductions_report_their_steps():
     assert bars[0].n == 3
 
 
+@pytest.mark.requires("tqdm")
 def test_progress_true_draws_bars_on_stderr(data, capfd):
     X, Y = data
     out = io.StringIO()
@@ -140,6 +141,7 @@ def test_progress_true_draws_bars_on_stderr(data, capfd):
     assert late.getvalue() == "" and capfd.readouterr().err == ""
 
 
+@pytest.mark.requires("tqdm")
 def test_bars_appear_for_tasks_that_last_even_without_events():
     """The outer task gets its bar while it waits (the drawing thread), before any step ends."""
     out = io.StringIO()

@@ -224,7 +224,7 @@ def test_parallel_equals_serial(data):
     joblib = pytest.importorskip("joblib")
     X, Y = data
     serial = cross_validate(KNeighborsClassifier(3), X, Y, cv=3, metrics=["example_f1"], random_state=0)
-    with joblib.parallel_config(backend="threading"):
+    with joblib.parallel_backend("threading"):  # parallel_config is joblib >= 1.3; 1.2 is allowed
         parallel = cross_validate(
             KNeighborsClassifier(3), X, Y, cv=3, metrics=["example_f1"], random_state=0, n_jobs=2
         )

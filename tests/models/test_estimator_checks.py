@@ -1,7 +1,10 @@
 """scikit-learn's estimator checks over every estimator of the package, in one place.
 
-Each expected failure carries its one-line reason in ``EXPECTED_FAILURES``; ``xfail_strict``
-makes a check that starts passing fail the run, so the table cannot go stale.
+Each expected failure carries its one-line reason in ``EXPECTED_FAILURES``; pytest's
+``xfail_strict`` setting (``pyproject.toml``) makes a check that starts passing fail the run, so
+the table cannot go stale.  (scikit-learn 1.8's ``parametrize_with_checks(xfail_strict=...)``
+does not exist in 1.6, the oldest version the package supports; without it the marks follow
+that setting.)
 """
 
 from __future__ import annotations
@@ -57,6 +60,6 @@ def expected_failed_checks(estimator):
     return {}
 
 
-@parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks, xfail_strict=True)
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
 def test_sklearn_contract(estimator, check):
     check(estimator)
