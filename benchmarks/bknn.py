@@ -158,7 +158,7 @@ def compare(datasets: list[str], before_src: str) -> None:
     import mlneighbors
     from mlneighbors.datasets import get_data_home
 
-    # the same data for both: the old checkout may not lie beside ../shared
+    # the same data for both: the old checkout may not lie beside this one's data directory
     env = dict(os.environ, PYTHONPATH=os.path.abspath(before_src), MLNEIGHBORS_DATA=str(get_data_home()))
     done = subprocess.run([sys.executable, __file__, "--figures", *datasets, "--json"], env=env,
                           capture_output=True, text=True, check=True)

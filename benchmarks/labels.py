@@ -2,8 +2,8 @@
 
 Usage (napkinXC and omikuji live in the benchmark's own environment, never in the project's)::
 
-    python3 -m venv .venv && .venv/bin/pip install -e '.[test]' napkinxc omikuji
-    MLNEIGHBORS_DATA=/work/shared/datasets .venv/bin/python benchmarks/labels.py \\
+    python3 -m venv .venv-bench && .venv-bench/bin/pip install -e '.[test]' napkinxc omikuji
+    MLNEIGHBORS_DATA=../shared/datasets .venv-bench/bin/python benchmarks/labels.py \\
         [--quick] [--labels 1000 10000 ...] [--xc-labels 10000 100000] [--datasets corel5k ...]
         [--no-xc] [--no-datasets] [--repeat 1] [--xc-repeat 1] [--dataset-repeat 3]
         [--profile auto|always|never] [--max-rss-gb 16] [--seed 0]

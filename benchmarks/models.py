@@ -2,9 +2,9 @@
 
 Usage (scikit-multilearn-ng lives in the benchmark's own environment, never in the project's)::
 
-    python3 -m venv /work/bench-venv
-    /work/bench-venv/bin/pip install scikit-multilearn-ng faiss-cpu -e .
-    MLNEIGHBORS_DATA=../shared/datasets /work/bench-venv/bin/python benchmarks/models.py \\
+    python3 -m venv .venv-bench
+    .venv-bench/bin/pip install scikit-multilearn-ng faiss-cpu -e .
+    MLNEIGHBORS_DATA=../shared/datasets .venv-bench/bin/python benchmarks/models.py \\
         [--datasets yeast scene ...] [--repeat 3] [--no-ng] [--no-agreement]
 
 Every shared dataset with a standard train/test split is one row, run in its own process, with

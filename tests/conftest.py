@@ -23,3 +23,33 @@ def shared_data() -> Path:
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(20261122)
+
+
+@pytest.fixture(scope="session")
+def quick_reproductions(shared_data, tmp_path_factory):
+    """Every paper's quick reproduction, run once for the whole suite (with its figures, into
+    one output folder, its steps counted by a progress bar): ``(out, {paper: Reproduction},
+    {bar description: [(total, description), ...]})``.  The library's tests and the command
+    line's read this one run.  Without matplotlib (an optional extra) it runs without figures."""
+    from importlib.util import find_spec
+
+    from mlneighbors.experiments import list_papers, reproduce
+
+    out = tmp_path_factory.mktemp("reproductions")
+    calls: dict[str, list[tuple[int, str]]] = {}
+
+    class Bar:
+        def __init__(self, total, desc):
+            self.total, self.desc, self.n = total, desc, 0
+            calls.setdefault(desc, []).append((total, desc))
+
+        def update(self, n=1):
+            self.n += n
+
+        def close(self):
+            assert self.n == self.total, (self.desc, self.n, self.total)
+
+    figures = find_spec("matplotlib") is not None
+    runs = {name: reproduce(name, quick=True, out=out, data_home=shared_data, figures=figures, progress=Bar)
+            for name in list_papers()}
+    return out, runs, calls

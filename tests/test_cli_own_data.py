@@ -19,6 +19,10 @@ from mlneighbors.cli import main
 
 LABELS = ["sport", "music", "news"]
 
+# optional extras: reading CSV needs pandas, and `fit` writes (`predict` reads) skops files
+needs_pandas = pytest.mark.requires("pandas")
+needs_skops = pytest.mark.requires("skops")
+
 
 @pytest.fixture(scope="module")
 def problem():
@@ -87,8 +91,9 @@ def _json(capsys):
     return json.loads(capsys.readouterr().out)
 
 
-@pytest.mark.parametrize("fmt", ["mulan", "meka", "arff-first", "arff-last", "arff-xml", "csv-names", "csv-range",
-                                 "libsvm", "mat"])
+@pytest.mark.parametrize("fmt", ["mulan", "meka", "arff-first", "arff-last", "arff-xml",
+                                 pytest.param("csv-names", marks=needs_pandas),
+                                 pytest.param("csv-range", marks=needs_pandas), "libsvm", "mat"])
 def test_evaluate_a_file_by_path_in_every_format(fmt, files, problem, capsys):
     from mlneighbors import MLkNN
     from mlneighbors.model_selection import evaluate_models
@@ -118,6 +123,8 @@ def test_evaluate_with_a_test_file(files, problem, tmp_path, capsys):
     assert "exclude each other" in capsys.readouterr().err
 
 
+@needs_skops
+@needs_pandas
 @pytest.mark.parametrize("scores", [False, True])
 def test_fit_then_predict_gives_what_the_library_gives(files, problem, tmp_path, capsys, scores):
     from sklearn.pipeline import Pipeline
@@ -148,6 +155,7 @@ def test_fit_then_predict_gives_what_the_library_gives(files, problem, tmp_path,
         np.testing.assert_array_equal(loaded.predict(Q), want_model.predict(Q))
 
 
+@needs_skops
 def test_predict_the_top_k_and_a_mulan_arff(files, problem, tmp_path, capsys):
     X, _ = problem
     model_file = tmp_path / "m.skops"
@@ -170,7 +178,8 @@ def test_predict_the_top_k_and_a_mulan_arff(files, problem, tmp_path, capsys):
     [
         (["evaluate", "nowhere/data.arff", "--model", "mlknn"], "nowhere/data.arff"),
         (["evaluate", "{csv}", "--model", "mlknn"], "label_columns"),
-        (["evaluate", "{csv}", "--label-columns", "tag9", "--model", "mlknn"], "'tag9', which is not a column"),
+        pytest.param(["evaluate", "{csv}", "--label-columns", "tag9", "--model", "mlknn"],
+                     "'tag9', which is not a column", marks=needs_pandas),
         (["predict", "missing.skops", "{csv}", "--out", "p.csv"], "no model file 'missing.skops'"),
         (["fit", "mlknx", "{csv}", "--label-columns=-3:", "--out", "m.skops"], "unknown model 'mlknx'"),
     ],
@@ -184,6 +193,8 @@ def test_bad_files_and_options_are_one_line(argv, needle, files, tmp_path, capsy
     assert not list(tmp_path.glob("*.csv")) and not list(tmp_path.glob("*.skops"))
 
 
+@needs_skops
+@needs_pandas
 def test_predict_refuses_rows_with_other_features(files, problem, tmp_path, capsys):
     X, Y = problem
     model_file = tmp_path / "m.skops"
@@ -193,6 +204,7 @@ def test_predict_refuses_rows_with_other_features(files, problem, tmp_path, caps
     assert "has 4 features; the model was fitted on 5" in capsys.readouterr().err
 
 
+@needs_skops
 def test_the_readme_commands_on_a_real_mulan_dataset_given_by_path(shared_data, tmp_path, capsys):
     train, test = shared_data / "emotions" / "emotions-train.arff", shared_data / "emotions" / "emotions-test.arff"
     assert main(["evaluate", str(train), "--test", str(test), "--model", "mlknn", "--metrics",
@@ -240,8 +252,9 @@ def _predicted(path):
     return rows[0], np.array(rows[1:], dtype=float)
 
 
+@needs_skops
 @pytest.mark.parametrize("model", ["named", "unnamed"])
-@pytest.mark.parametrize("kind", ["arff", "csv", "libsvm", "mat"])
+@pytest.mark.parametrize("kind", ["arff", pytest.param("csv", marks=needs_pandas), "libsvm", "mat"])
 def test_predict_reads_a_file_of_features_only_in_every_format(kind, model, fitted, problem, tmp_path, capsys):
     X, _ = problem
     Q = np.round(X[:9] * 0.9, 3)
@@ -254,7 +267,8 @@ def test_predict_reads_a_file_of_features_only_in_every_format(kind, model, fitt
     assert "predictions for 9 rows" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("kind", ["csv", "arff"])
+@needs_skops
+@pytest.mark.parametrize("kind", [pytest.param("csv", marks=needs_pandas), "arff"])
 def test_predict_reorders_named_columns_and_says_so_once(kind, fitted, problem, tmp_path, capsys):
     X, Y = problem
     order = [3, 0, 4, 2, 1]
@@ -275,6 +289,8 @@ def test_predict_reorders_named_columns_and_says_so_once(kind, fitted, problem, 
     assert capsys.readouterr().err == ""
 
 
+@needs_skops
+@needs_pandas
 def test_predict_on_the_training_csv_drops_its_label_columns_with_a_note(files, problem, tmp_path, capsys):
     X, Y = problem
     model = tmp_path / "m.skops"
@@ -285,6 +301,8 @@ def test_predict_on_the_training_csv_drops_its_label_columns_with_a_note(files, 
     assert "label column(s) 'sport', 'music', 'news' are not read" in capsys.readouterr().err
 
 
+@needs_skops
+@needs_pandas
 @pytest.mark.parametrize(
     "header, needle",
     [
@@ -301,6 +319,7 @@ def test_predict_names_missing_and_unknown_columns(header, needle, fitted, tmp_p
     assert not (tmp_path / "p.csv").exists()
 
 
+@needs_skops
 @pytest.mark.parametrize("model", ["named", "unnamed"])
 def test_predict_a_file_of_the_wrong_width_names_it_and_both_counts(model, fitted, problem, tmp_path, capsys):
     X, _ = problem
@@ -364,7 +383,8 @@ def test_evaluate_a_test_file_of_the_wrong_width_names_it_and_both_counts(files,
 # missing values, empty files, flags, notes and a .mat file's own split
 
 
-@pytest.mark.parametrize("kind", ["arff", "csv-cell", "csv-short"])
+@pytest.mark.parametrize("kind", ["arff", pytest.param("csv-cell", marks=needs_pandas),
+                                  pytest.param("csv-short", marks=needs_pandas)])
 def test_a_missing_value_is_one_line_naming_the_file_line_and_column(kind, problem, tmp_path, capsys):
     X, Y = problem
     if kind == "arff":
@@ -389,6 +409,7 @@ def test_a_missing_value_is_one_line_naming_the_file_line_and_column(kind, probl
     assert where in err, err
 
 
+@needs_pandas
 def test_a_csv_with_a_header_and_no_rows_names_the_file(tmp_path, capsys):
     path = tmp_path / "empty.csv"
     path.write_text("x0,x1,sport\n")
@@ -445,6 +466,8 @@ def test_evaluate_split_uses_a_mat_file_s_own_split(problem, tmp_path, capsys):
     assert "holds no train/test split" in capsys.readouterr().err
 
 
+@needs_skops
+@needs_pandas
 def test_predict_a_csv_with_label_columns_for_a_model_without_names(files, fitted, problem, tmp_path, capsys):
     """The model (fitted on libsvm rows) names no columns: the CSV's label columns cannot be
     told from features by name, so the error says how to name them, and naming them works."""
@@ -461,6 +484,7 @@ def test_predict_a_csv_with_label_columns_for_a_model_without_names(files, fitte
 # --------------------------------------------------------------------------------------
 
 
+@needs_skops
 def test_top_k_beyond_the_labels_is_clipped_with_a_note(files, tmp_path, capsys):
     model_file = tmp_path / "m.skops"
     assert main(["fit", "mlknn", *files["mulan"], "--out", str(model_file), "--quiet"]) == 0
@@ -478,6 +502,7 @@ def test_top_k_beyond_the_labels_is_clipped_with_a_note(files, tmp_path, capsys)
     assert capsys.readouterr().err == ""
 
 
+@needs_skops
 def test_score_columns_say_what_they_score(files, tmp_path, capsys):
     """``score:<label>`` with --scores, ``label:topJ`` and ``score:topJ`` with --top-k: one pattern."""
     model_file = tmp_path / "m.skops"
@@ -491,6 +516,7 @@ def test_score_columns_say_what_they_score(files, tmp_path, capsys):
     assert all(c.split(":")[0] in ("score", "label") for c in with_scores[3:] + top)
 
 
+@needs_skops
 @pytest.mark.parametrize("cmd", ["fit", "predict", "predict-arff"])
 def test_out_naming_a_folder_says_so_with_the_users_path(cmd, files, tmp_path, capsys):
     model_file = tmp_path / "m.skops"
@@ -513,6 +539,8 @@ def test_out_naming_a_folder_says_so_with_the_users_path(cmd, files, tmp_path, c
         ["pred.xml"] if cmd == "predict-arff" else []))
 
 
+@needs_skops
+@needs_pandas
 def test_a_folder_created_for_out_is_removed_when_the_command_fails(files, tmp_path, capsys):
     bad = tmp_path / "bad.csv"
     bad.write_text("x0,x1,sport\n1,2\n")  # a short row
@@ -524,6 +552,8 @@ def test_a_folder_created_for_out_is_removed_when_the_command_fails(files, tmp_p
     assert out.is_file()
 
 
+@needs_skops
+@needs_pandas
 def test_warnings_are_one_line_without_the_librarys_source(problem, tmp_path, capsys):
     X, Y = problem
     Y = Y.copy()

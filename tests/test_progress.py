@@ -124,6 +124,7 @@ def test_the_reproductions_report_their_steps():
     assert bars[0].n == 3
 
 
+@pytest.mark.requires("tqdm")
 def test_progress_true_draws_bars_on_stderr(data, capfd):
     X, Y = data
     out = io.StringIO()
@@ -131,21 +132,27 @@ def test_progress_true_draws_bars_on_stderr(data, capfd):
         with config_context(working_memory=0.1):
             MLkNN(5).fit(X, Y)
     assert "neighbour search" in out.getvalue() and "/600 [" in out.getvalue()
-    with config_context(progress=True):  # the default bars wait a second: a quick fit prints nothing
+    with config_context(progress=True):  # the default bars: on stderr, once a task lasts a second
+        bars = current_listener()
+        assert isinstance(bars, TqdmBars) and bars.file is None and bars.delay == 1.0
+    late = io.StringIO()
+    with listen(TqdmBars(late, delay=3600)):  # a task shorter than the delay draws nothing
         MLkNN(5).fit(X, Y)
-    assert capfd.readouterr().err == ""
+    assert late.getvalue() == "" and capfd.readouterr().err == ""
 
 
+@pytest.mark.requires("tqdm")
 def test_bars_appear_for_tasks_that_last_even_without_events():
     """The outer task gets its bar while it waits (the drawing thread), before any step ends."""
     out = io.StringIO()
     bars = TqdmBars(out, delay=0.05, interval=0.02)
     with listen(bars):
         with task("slow step", total=2, unit="fits"):
-            for _ in range(200):  # at most 2 s
+            never = threading.Event()  # its wait() is a pause between two looks
+            for _ in range(6000):  # the step lasts until its bar is drawn (a minute at most: a hang)
                 if "slow step" in out.getvalue():
                     break
-                threading.Event().wait(0.01)
+                never.wait(0.01)
     assert "slow step" in out.getvalue() and "0/2" in out.getvalue()
 
 

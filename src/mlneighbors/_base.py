@@ -5,8 +5,11 @@ index that ``backend=`` names (``mlneighbors.neighbors``) and answers every ques
 neighbours: :meth:`~KNeighborsMultilabelBase.kneighbors` (``X=None``: the leave-one-out
 neighbours of the training rows, as scikit-learn's ``kneighbors``), which the models use to
 learn their label statistics (``_fit_labels``) and to score a block of queries
-(``_score_block``).  A model never builds or queries an index itself, so a backend
-registered in ``mlneighbors.neighbors`` reaches every model.
+(``_score_block``).  Every index comes from ``_make_index`` (the ``backend=`` and
+``backend_params=`` of the model), so a backend registered in ``mlneighbors.neighbors`` reaches
+every model.  A model whose neighbours are not one global top-k overrides ``_build_index``:
+BKNN wraps that index in a :class:`~mlneighbors.neighbors.LabelRestrictedIndex` and queries it
+itself for the nearest members of every label.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""BKNN: class-balanced k-nearest neighbours with learned per-label thresholds (paper 000).
+"""BKNN: class-balanced k-nearest neighbours with learned per-label thresholds.
+
+Wang, Ding & Huang, Multi-label classification: inconsistency and class balanced k-nearest
+neighbor (AAAI 2010); the formulas are in the user guide, :doc:`/user_guide/bknn_blda`.
 
 Three kernels are public because they are the method's formulas and the tests hold
 loop twins against them: :func:`balanced_scores` (the decision score ``f`` from the

@@ -1,4 +1,8 @@
-"""BLDA: class-balanced multi-label linear discriminant analysis (paper 000)."""
+"""BLDA: class-balanced multi-label linear discriminant analysis.
+
+Wang, Ding & Huang, Multi-label classification: inconsistency and class balanced k-nearest
+neighbor (AAAI 2010); the formulas are in ``docs/user_guide/bknn_blda.rst``.
+"""
 
 from __future__ import annotations
 

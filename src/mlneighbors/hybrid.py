@@ -1,4 +1,7 @@
-"""Hybrid kNN: PCA candidate search + a multiple-regression label model (paper 002).
+"""Hybrid kNN: PCA candidate search + a multiple-regression label model.
+
+Nedungadi & Haripriya, Feature and search space reduction for label-dependent multi-label
+classification; the formulas are in the user guide, :doc:`/user_guide/hybrid`.
 
 The candidate search is the ``"pca-window"`` backend of ``mlneighbors.neighbors``
 (:class:`~mlneighbors.neighbors.PCAWindowIndex`); the label model is :func:`label_regression`.
@@ -137,7 +140,7 @@ class HybridKNN(KNeighborsMultilabelBase):
     projected (centred) space, ties by lower training index; see
     :class:`~mlneighbors.neighbors.PCAWindowIndex`.
 
-    *Label model.*  The spec's regression of each label on the other labels is linear,
+    *Label model.*  The regression of each label on the other labels is linear,
     so averaging the k neighbours' predictions equals predicting from the mean of their
     label vectors: ``score = clip(label_intercept_ + label_coef_ @ mean_y, 0, 1)``.  The
     decision compares the clipped score, so ``threshold=0`` predicts every label.
@@ -153,9 +156,10 @@ class HybridKNN(KNeighborsMultilabelBase):
 
     *Scores.*  ``predict_proba`` is the clipped average itself, so it can be exactly 0 or
     1, and with ``label_model="vote"`` and an even ``k`` a score of exactly 0.5 is
-    predicted (the spec's ``>=``).  scikit-learn's multilabel checks want probabilities
-    strictly inside (0, 1) that round to the prediction: the defaults pass them, the
-    "vote" model in general does not; the spec's scores are kept.
+    predicted (a score equal to ``threshold`` predicts the label).  scikit-learn's
+    multilabel checks want probabilities strictly inside (0, 1) that round to the
+    prediction: the defaults pass them, the "vote" model in general does not; these scores
+    are kept.
 
     For a 1-D target (classes), ``predict`` returns the class of highest score (ties: the
     first) and ``predict_proba`` the scores normalised to sum 1 (uniform where all are 0).

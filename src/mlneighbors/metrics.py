@@ -1,8 +1,9 @@
 """Multi-label evaluation measures: MULAN's, and the Extreme Classification Repository's at k.
 
-Two families following MULAN (Tsoumakas et al.) and the project spec
-(``docs/ALGORITHMS.md``, section "Metrics"), and a third from extreme
-classification:
+Two families following MULAN (Tsoumakas et al.), whose definitions, zero
+denominators and differences from scikit-learn the user guide states
+(:doc:`/user_guide/metrics`, ``docs/user_guide/metrics.rst``), and a third from
+extreme classification:
 
 * **Bipartition metrics** ``metric(Y_true, Y_pred)`` compare the predicted
   label sets ``Z_i`` with the true sets ``Y_i``: Hamming loss, subset
@@ -38,7 +39,7 @@ Conventions shared by every function
   decreasing score; equal scores are ranked by increasing label index (for
   equal scores label 0 is ranked above label 3). Rank 1 is the top. Note that
   MULAN's ``MultiLabelOutput.ranksFromValues`` breaks ties the other way
-  round (higher index first); the project spec fixes the lower-index rule.
+  round (higher index first); this package fixes the lower-index rule.
 * **Zero denominators** follow MULAN's ``InformationRetrievalMeasures`` and
   are stated in each docstring.
 * **Sparse scores**: a missing entry is a score of 0, ranked among the other

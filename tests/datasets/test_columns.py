@@ -19,6 +19,11 @@ FEATURES = ["a", "b", "c", "d"]
 LABELS = ["y1", "y2", "y3"]
 SHUFFLED = [2, 0, 3, 1]  # c, a, d, b
 
+# reading CSV needs pandas (an optional extra): those cases are skipped without it
+needs_pandas = pytest.mark.requires("pandas")
+CSV = pytest.param("csv", marks=needs_pandas)
+CSV_NO_HEADER = pytest.param("csv-no-header", marks=needs_pandas)
+
 
 @pytest.fixture(scope="module")
 def problem():
@@ -61,8 +66,7 @@ def _features_only_files(folder, X):
     }
 
 
-@pytest.mark.parametrize("kind", ["arff", "arff-sparse", "csv", "csv-no-header", "libsvm", "mat",
-                                  "mat-one-matrix"])
+@pytest.mark.parametrize("kind", ["arff", "arff-sparse", CSV, CSV_NO_HEADER, "libsvm", "mat", "mat-one-matrix"])
 def test_features_only_in_every_format(kind, problem, tmp_path):
     X, _ = problem
     path = _features_only_files(tmp_path, X[:6])[kind]
@@ -75,8 +79,7 @@ def test_features_only_in_every_format(kind, problem, tmp_path):
     assert data.named == (kind in ("arff", "arff-sparse", "csv"))
 
 
-@pytest.mark.parametrize("kind", ["arff", "arff-sparse", "csv", "csv-no-header", "libsvm", "mat",
-                                  "mat-one-matrix"])
+@pytest.mark.parametrize("kind", ["arff", "arff-sparse", CSV, CSV_NO_HEADER, "libsvm", "mat", "mat-one-matrix"])
 @pytest.mark.parametrize("model", ["named", "unnamed"])
 def test_features_only_files_predict_as_the_model_s_own_rows(kind, model, problem, tmp_path, request):
     """load_file(path, like=model) gives exactly the rows the model was asked about."""
@@ -120,7 +123,7 @@ def test_features_only_excludes_the_label_options(problem, tmp_path):
 # rows to predict, matched to a model's features
 
 
-@pytest.mark.parametrize("fmt", ["csv", "arff", "arff-sparse"])
+@pytest.mark.parametrize("fmt", [CSV, "arff", "arff-sparse"])
 def test_named_columns_in_another_order_are_reordered(fmt, named, problem, tmp_path):
     X, _ = problem
     names = [FEATURES[j] for j in SHUFFLED]
@@ -144,7 +147,7 @@ def test_a_model_fitted_on_a_dataframe_matches_by_its_feature_names_in(problem, 
     np.testing.assert_array_equal(load_file(path, like=model).X, X[:4])
 
 
-@pytest.mark.parametrize("fmt", ["csv", "arff"])
+@pytest.mark.parametrize("fmt", [CSV, "arff"])
 @pytest.mark.parametrize(
     "columns, message",
     [
@@ -162,7 +165,7 @@ def test_missing_and_unknown_names_are_listed(fmt, columns, message, named, tmp_
         load_file(path, like=named)
 
 
-@pytest.mark.parametrize("fmt", ["csv", "arff"])
+@pytest.mark.parametrize("fmt", [CSV, "arff"])
 def test_label_columns_of_rows_to_predict_are_dropped_with_a_note(fmt, named, problem, tmp_path):
     X, Y = problem
     rows = np.hstack([Y[:5], X[:5]])  # labels first, as a MEKA file has them
@@ -185,6 +188,7 @@ def test_an_arff_file_whose_xml_names_labels_the_model_does_not_know(problem, tm
     np.testing.assert_array_equal(load_file(path, like=model).X, X[:4])
 
 
+@needs_pandas
 def test_label_options_say_where_the_labels_of_rows_to_predict_are(named, problem, tmp_path):
     X, Y = problem
     path = write_csv(tmp_path / "l.csv", ["u", "v", "w"] + FEATURES, np.hstack([Y[:4], X[:4]]))
@@ -194,7 +198,7 @@ def test_label_options_say_where_the_labels_of_rows_to_predict_are(named, proble
 
 
 @pytest.mark.parametrize("model", ["named", "unnamed"])
-@pytest.mark.parametrize("fmt", ["csv-no-header", "mat", "libsvm-wider"])
+@pytest.mark.parametrize("fmt", [CSV_NO_HEADER, "mat", "libsvm-wider"])
 def test_a_wrong_width_names_the_file_and_both_counts(fmt, model, problem, tmp_path, request):
     X, _ = problem
     wide = np.hstack([X[:3], X[:3, :1]])  # five columns
@@ -207,6 +211,7 @@ def test_a_wrong_width_names_the_file_and_both_counts(fmt, model, problem, tmp_p
         load_file(path, like=request.getfixturevalue(model), **options)
 
 
+@needs_pandas
 def test_a_named_file_for_a_model_without_names_is_taken_by_position(unnamed, problem, tmp_path):
     X, Y = problem
     path = write_csv(tmp_path / "p.csv", ["p", "q", "r", "s"], X[:3])
@@ -309,6 +314,7 @@ def test_test_labels_in_another_order_are_matched_by_name(problem, tmp_path):
     assert any("features come in another order" in n for n in test.notes)
 
 
+@needs_pandas
 @pytest.mark.parametrize(
     "labels, message",
     [
@@ -340,6 +346,7 @@ def test_unnamed_test_parts_are_matched_by_position_and_counted(problem, tmp_pat
         load_file(wide, like=train)
 
 
+@needs_pandas
 def test_a_dense_training_set_gets_a_dense_test_part(problem, tmp_path):
     X, Y = problem
     train = load_file(write_csv(tmp_path / "train.csv", FEATURES + LABELS, np.hstack([X, Y])), labels_last=3)
@@ -363,8 +370,8 @@ def _with_gap(X):
     [
         ("arff", r"g\.arff, line 9: feature 'b' is missing \('\?'\)"),
         ("arff-sparse", r"g\.arff, line 9: feature 'b' is missing \('\?'\)"),
-        ("csv", r"g\.csv, line 4: feature 'b' is missing \(an empty cell"),
-        ("csv-no-header", r"g\.csv, line 3: feature f1 \(column 1 of X\) is missing"),
+        pytest.param("csv", r"g\.csv, line 4: feature 'b' is missing \(an empty cell", marks=needs_pandas),
+        pytest.param("csv-no-header", r"g\.csv, line 3: feature f1 \(column 1 of X\) is missing", marks=needs_pandas),
         ("libsvm", r"g\.svm, line 3: feature f1 \(column 1 of X\) is NaN"),
         ("mat", r"g\.mat, row 2: feature f1 \(column 1 of X\) is NaN"),
     ],
@@ -392,8 +399,8 @@ def test_a_missing_value_names_the_file_the_line_and_the_column(fmt, where, prob
     [
         ("arff", r"g\.arff, line 9: feature 'b' is -inf"),
         ("arff-sparse", r"g\.arff, line 9: feature 'b' is -inf"),
-        ("csv", r"g\.csv, line 4: feature 'b' is -inf"),
-        ("csv-no-header", r"g\.csv, line 3: feature f1 \(column 1 of X\) is -inf"),
+        pytest.param("csv", r"g\.csv, line 4: feature 'b' is -inf", marks=needs_pandas),
+        pytest.param("csv-no-header", r"g\.csv, line 3: feature f1 \(column 1 of X\) is -inf", marks=needs_pandas),
         ("libsvm", r"g\.svm, line 3: feature f1 \(column 1 of X\) is -inf"),
         ("mat", r"g\.mat, row 2: feature f1 \(column 1 of X\) is -inf"),
     ],
@@ -430,6 +437,7 @@ def test_a_file_with_no_feature_left_says_what_was_dropped(tmp_path):
         load_file(path, labels_last=1)
 
 
+@needs_pandas
 def test_a_short_csv_line_is_a_missing_value(tmp_path):
     path = tmp_path / "s.csv"
     path.write_text("a,b,c\n1,2,3\n4,5\n")
@@ -444,6 +452,7 @@ def test_missing_values_of_dropped_label_columns_do_not_count(named, problem, tm
     np.testing.assert_array_equal(load_file(path, like=named).X, X[:3])
 
 
+@needs_pandas
 def test_missing_values_are_counted_in_the_message(problem, tmp_path):
     X, _ = problem
     rows = _with_gap(X)
@@ -452,7 +461,7 @@ def test_missing_values_are_counted_in_the_message(problem, tmp_path):
         load_file(write_csv(tmp_path / "g.csv", FEATURES, rows), features_only=True)
 
 
-@pytest.mark.parametrize("fmt", ["csv", "arff"])
+@pytest.mark.parametrize("fmt", [CSV, "arff"])
 def test_a_file_without_rows_says_so(fmt, tmp_path):
     if fmt == "csv":
         path = tmp_path / "h.csv"
@@ -465,6 +474,7 @@ def test_a_file_without_rows_says_so(fmt, tmp_path):
         load_file(path, **options)
 
 
+@needs_pandas
 def test_a_csv_without_a_header(problem, tmp_path):
     X, Y = problem
     path = write_csv(tmp_path / "bare.csv", None, np.hstack([X, Y]))

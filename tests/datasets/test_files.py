@@ -37,6 +37,7 @@ def test_libsvm_by_extension(tmp_path, suffix, compress):
     np.testing.assert_array_equal(load_file(path).Y, load_libsvm(DATA / "fmt_tiny.svm").Y)
 
 
+@pytest.mark.requires("pandas")
 @pytest.mark.parametrize("compress", [False, True])
 def test_csv_by_extension_with_label_columns_or_a_count(tmp_path, compress):
     path = _copy(tmp_path, "fmt_tiny.csv", "tiny.csv" + (".gz" if compress else ""), compress)

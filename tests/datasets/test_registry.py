@@ -221,6 +221,7 @@ def _serve_raw(shared: Path, root: Path, name: str) -> None:
         out.write_bytes(data)
 
 
+@pytest.mark.requires("pooch")
 def test_download_from_a_mirror(shared_data, tmp_path, mirror):
     root, url = mirror
     _serve_raw(shared_data, root, "yeast")
@@ -235,6 +236,7 @@ def test_download_from_a_mirror(shared_data, tmp_path, mirror):
     assert local == get_dataset_spec("yeast").file("all").raw_sha256
 
 
+@pytest.mark.requires("pooch")
 def test_a_corrupt_download_leaves_nothing(shared_data, tmp_path, mirror):
     root, url = mirror
     _serve_raw(shared_data, root, "emotions")
@@ -246,6 +248,7 @@ def test_a_corrupt_download_leaves_nothing(shared_data, tmp_path, mirror):
     assert not home.exists()  # no partial file, no staging folder, no folder it created
 
 
+@pytest.mark.requires("pooch")
 def test_a_failed_download_keeps_what_came_before_it(shared_data, tmp_path, mirror):
     root, url = mirror
     _serve_raw(shared_data, root, "emotions")
@@ -257,6 +260,7 @@ def test_a_failed_download_keeps_what_came_before_it(shared_data, tmp_path, mirr
     assert kept == ["emotions-test.arff", "emotions-train.arff", "emotions.arff"]
 
 
+@pytest.mark.requires("pooch")
 def test_an_unreachable_source_is_a_clear_error(tmp_path, mirror):
     _, url = mirror  # serves an empty folder: 404
     with pytest.raises(OSError, match="could not download"):

@@ -50,41 +50,14 @@ def test_paper_numbers_are_complete():
 
 
 # --------------------------------------------------------------------------------------
-# shared machinery
+# every reproduction in quick mode: one run each for the whole suite (the session fixture
+# quick_reproductions of tests/conftest.py, which the command line's tests read too)
 # --------------------------------------------------------------------------------------
-
-
-# --------------------------------------------------------------------------------------
-# every reproduction in quick mode (one run each, shared by the tests below)
-# --------------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def quick_runs(shared_data, tmp_path_factory):
-    out = tmp_path_factory.mktemp("reproductions")
-    calls: dict[str, list[tuple[int, str]]] = {}
-
-    class Bar:
-        def __init__(self, total, desc):
-            self.total, self.desc, self.n = total, desc, 0
-            calls.setdefault(desc, []).append((total, desc))
-
-        def update(self, n=1):
-            self.n += n
-
-        def close(self):
-            assert self.n == self.total, (self.desc, self.n, self.total)
-
-    runs = {
-        name: reproduce(name, quick=True, out=out, data_home=shared_data, progress=Bar)
-        for name in list_papers()
-    }
-    return out, runs, calls
 
 
 @pytest.mark.parametrize("paper", ["spyromitros2008", "laml2018", "wang2010", "nedungadi"])
-def test_quick_reproduction_files(quick_runs, paper):
-    out, runs, calls = quick_runs
+def test_quick_reproduction_files(quick_reproductions, paper):
+    out, runs, calls = quick_reproductions
     rep = runs[paper]
     assert rep.quick and rep.paper == paper and rep.rows
     assert paper in calls  # a progress bar ran to its total
@@ -113,20 +86,20 @@ def test_quick_reproduction_files(quick_runs, paper):
         assert layout.title in md
 
 
-def test_quick_figures_are_valid_pngs(quick_runs):
-    import matplotlib.image
+def test_quick_figures_are_valid_pngs(quick_reproductions):
+    matplotlib_image = pytest.importorskip("matplotlib.image")
 
-    out, _, _ = quick_runs
+    out, _, _ = quick_reproductions
     pngs = sorted(out.glob("*/*.png"))
     assert [p.relative_to(out).as_posix() for p in pngs] == ["laml2018/fig1.png", "spyromitros2008/fig1.png"]
     for path in pngs:
         assert path.read_bytes()[:8] == PNG_SIGNATURE
-        image = matplotlib.image.imread(path)
+        image = matplotlib_image.imread(path)
         assert image.ndim == 3 and image.shape[0] > 100 and image.shape[1] > 100
 
 
-def test_quick_spyromitros(quick_runs):
-    rep = quick_runs[1]["spyromitros2008"]
+def test_quick_spyromitros(quick_reproductions):
+    rep = quick_reproductions[1]["spyromitros2008"]
     assert rep.stats["searches_per_fold"] == 2  # a k sweep of 5 methods costs two searches
     tables = {r["table"] for r in rep.rows}
     assert tables == {"Table 2", "Table 3", "Fig. 1", "F-measure 2008", "BRkNN 2008 rule"}
@@ -143,8 +116,8 @@ def test_quick_spyromitros(quick_runs):
     assert fig[0]["ours"] == 0.0  # one neighbour always has a label set: never empty
 
 
-def test_quick_laml(quick_runs):
-    rep = quick_runs[1]["laml2018"]
+def test_quick_laml(quick_reproductions):
+    rep = quick_reproductions[1]["laml2018"]
     assert rep.stats["searches_per_split"] == 2
     t1 = [r for r in rep.rows if r["table"] == "Table 1" and r["method"] != "cluster size"]
     assert len(t1) == 2 * 5 * 6 and all(r["paper"] is not None for r in t1)
@@ -158,8 +131,8 @@ def test_quick_laml(quick_runs):
     assert curve["m=1"] == pytest.approx(ml)  # one cluster is ML-kNN
 
 
-def test_quick_wang(quick_runs):
-    rep = quick_runs[1]["wang2010"]
+def test_quick_wang(quick_reproductions):
+    rep = quick_reproductions[1]["wang2010"]
     main = [r for r in rep.rows if r["table"] == "Table 1" and r["method"] == "BKNN (b = 5)" and r["ours"] is not None]
     assert {r["metric"] for r in main} == {"macro_precision", "label_map", "average_precision"}
     assert all(r["paper"] == pytest.approx(0.362) for r in main)  # Music, 36.2 %
@@ -167,8 +140,8 @@ def test_quick_wang(quick_runs):
     assert len(only) == 9 and all(r["ours"] is None and r["diff"] is None for r in only)
 
 
-def test_quick_nedungadi(quick_runs):
-    rep = quick_runs[1]["nedungadi"]
+def test_quick_nedungadi(quick_reproductions):
+    rep = quick_reproductions[1]["nedungadi"]
     t2 = [r for r in rep.rows if r["table"] == "Table 2"]
     assert {(r["method"], r["setting"]) for r in t2} == {
         (m, f"k={k}") for m in ("ML-kNN", "Regression", "Combined") for k in (5, 6)
@@ -180,15 +153,17 @@ def test_quick_nedungadi(quick_runs):
             assert 0 < r["ours"] <= 1
 
 
-def test_no_output_folder_writes_nothing(shared_data, tmp_path, monkeypatch):
+def test_a_second_run_without_output_or_figures_repeats_the_first(shared_data, quick_reproductions, tmp_path,
+                                                                 monkeypatch):
+    """Seeded runs are reproducible (the same rows as the suite's run, seed 0 both), out=None
+    writes nothing, figures=False needs no matplotlib: one more run of the quickest paper."""
     monkeypatch.chdir(tmp_path)
-    rep = reproduce("spyromitros2008", quick=True, data_home=shared_data)
-    assert rep.files == [] and rep.rows and not any(tmp_path.iterdir())
-
-
-def test_no_figures(shared_data, tmp_path):
-    rep = reproduce("spyromitros2008", quick=True, out=tmp_path, data_home=shared_data, figures=False)
-    assert sorted(p.name for p in rep.files) == ["report.md", "table.csv", "table.md"]
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # any import of it fails
+    again = reproduce("spyromitros2008", quick=True, data_home=shared_data, figures=False, random_state=0)
+    assert again.files == [] and not any(tmp_path.iterdir())
+    first = quick_reproductions[1]["spyromitros2008"]
+    assert [r["ours"] for r in again.rows] == [r["ours"] for r in first.rows]
+    assert not all(math.isclose(r["ours"] or 0, 0) for r in again.rows)
 
 
 def test_figures_need_matplotlib_before_running(shared_data, tmp_path, monkeypatch):
@@ -249,13 +224,6 @@ def test_an_output_folder_that_cannot_be_written_fails_before_computing(shared_d
         reproduce("spyromitros2008", quick=True, out=blocker / "out", data_home=shared_data,
                   progress=_stopping_bar(AssertionError, 1))  # the first fit would fail the test
     assert [p.name for p in tmp_path.iterdir()] == ["file"]
-
-
-def test_seeded_runs_are_reproducible(shared_data):
-    a = reproduce("spyromitros2008", quick=True, data_home=shared_data, random_state=3)
-    b = reproduce("spyromitros2008", quick=True, data_home=shared_data, random_state=3)
-    assert [r["ours"] for r in a.rows] == [r["ours"] for r in b.rows]
-    assert not all(math.isclose(r["ours"] or 0, 0) for r in a.rows)
 
 
 @pytest.mark.parametrize("n_sets", [1, 2, 4, 5])

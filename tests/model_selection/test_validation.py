@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -85,7 +87,47 @@ def test_matches_hand_loop_with_custom_splitter(data, estimator):
         assert res.mean[name] == pytest.approx(expected[name].mean())
         assert res.std[name] == pytest.approx(expected[name].std())
     assert res.n_folds == 4 and res.fit_time.shape == (4,) and res.predict_time.shape == (4,)
-    assert np.all(res.fit_time >= 0) and np.all(res.predict_time >= 0)
+
+
+class StampingKNN(KNeighborsClassifier):
+    """KNN that notes the clock (``time.perf_counter``, cross_validate's) as each of its
+    methods starts and ends."""
+
+    stamps: list[tuple[str, float]] = []
+
+    def _stamped(self, name, method, *args):
+        StampingKNN.stamps.append((name, time.perf_counter()))
+        try:
+            return method(*args)
+        finally:
+            StampingKNN.stamps.append((name, time.perf_counter()))
+
+    def fit(self, X, y):
+        return self._stamped("fit", super().fit, X, y)
+
+    def predict(self, X):
+        return self._stamped("predict", super().predict, X)
+
+    def predict_proba(self, X):
+        return self._stamped("predict_proba", super().predict_proba, X)
+
+
+def test_fit_and_predict_times_enclose_the_fit_and_the_predictions(data):
+    """fit_time of a fold spans the fit and nothing of the predictions; predict_time spans
+    predict and predict_proba and nothing of the next fit: orderings of one clock's
+    readings, whatever the machine's speed."""
+    X, Y = data
+    StampingKNN.stamps = [("start", time.perf_counter())]
+    res = cross_validate(StampingKNN(3), X, Y, cv=3, metrics=["hamming_loss", "ranking_loss"], random_state=0)
+    StampingKNN.stamps.append(("end", time.perf_counter()))
+    names = [name for name, _ in StampingKNN.stamps]
+    fold = ["fit", "fit", "predict", "predict", "predict_proba", "predict_proba"]
+    assert names == ["start", *fold * 3, "end"]
+    t = [stamp for _, stamp in StampingKNN.stamps]
+    for j in range(3):
+        before, fit_start, fit_end, pred_start, _, _, proba_end, after = t[6 * j : 6 * j + 8]
+        assert fit_end - fit_start <= res.fit_time[j] <= pred_start - before
+        assert proba_end - pred_start <= res.predict_time[j] <= after - fit_end
 
 
 def test_decision_function_scores(data):
@@ -182,7 +224,7 @@ def test_parallel_equals_serial(data):
     joblib = pytest.importorskip("joblib")
     X, Y = data
     serial = cross_validate(KNeighborsClassifier(3), X, Y, cv=3, metrics=["example_f1"], random_state=0)
-    with joblib.parallel_config(backend="threading"):
+    with joblib.parallel_backend("threading"):  # parallel_config is joblib >= 1.3; 1.2 is allowed
         parallel = cross_validate(
             KNeighborsClassifier(3), X, Y, cv=3, metrics=["example_f1"], random_state=0, n_jobs=2
         )

@@ -1,4 +1,4 @@
-"""BLDA: agreement with classical LDA, separation, the spec's scatter matrices, high dimensions."""
+"""BLDA: agreement with classical LDA, separation, the user guide's scatter matrices, high dimensions."""
 
 from __future__ import annotations
 

@@ -1,16 +1,22 @@
-"""Loop twins of every model: the formulas of ALGORITHMS.md, one instance and one label at a
+"""Loop twins of every model: the formulas of the user guide, one instance and one label at a
 time, with a brute-force neighbour search of their own.
+
+The formulas and tie rules transcribed are those of ``docs/user_guide/``: ``index.rst`` (the
+shared conventions: neighbour order, leave-one-out), ``mlknn_family.rst`` (ML-kNN, DML-kNN,
+LAML-kNN), ``brknn_family.rst`` (BRkNN and its extensions, LPkNN), ``bknn_blda.rst`` (BKNN's
+scores, thresholds and signal test, BLDA's scatter matrices) and ``hybrid.rst`` (the label
+model and the candidate windows).
 
 The count-based classifiers (ML-kNN, BRkNN, LPkNN, DML-kNN, LAML-kNN) come first, then the
 kernels of BKNN, BLDA and the hybrid kNN, written with Python lists, ``sorted`` and
 ``bisect``.
 
-Nothing here imports the package: these are transcriptions of the spec, written to be
+Nothing here imports the package: these are transcriptions of those pages, written to be
 obviously correct, not fast.  Every twin returns ``(scores, predictions)`` as nested lists
 (queries x labels) of floats and 0/1 ints.
 
-Score reporting conventions that the spec leaves open and the package documents, and that
-the twins follow:
+Score reporting conventions (the same pages, "Tie rule" and "What the scores mean for ranking
+metrics"), which the twins follow:
 
 - ML-kNN, DML-kNN, LAML-kNN: a predicted label (``a >= b``) whose score ``a / (a + b)``
   is exactly 0.5 is reported as the next float above 0.5; ``a + b == 0`` (only without
@@ -298,7 +304,7 @@ def _logsumexp(values):
 
 
 def bknn_scores_loop(X, Y, Q, b, sigma, *, loo=False, metric="euclidean"):
-    """f_l(x) = (s_l - sbar) / sbar, each log s_l by its own log-sum-exp (the spec, in logs)."""
+    """f_l(x) = (s_l - sbar) / sbar, each log s_l by its own log-sum-exp (bknn_blda.rst, in logs)."""
     L = Y.shape[1]
     F = np.zeros((len(Q), L))
     for q, x in enumerate(Q):
@@ -411,7 +417,7 @@ def bknn_threshold_loop(scores, y, alpha, no_signal):
 
 
 def blda_scatter_loop(X, Y):
-    """S_b, S_w and the multi-label global mean m, literally from the spec."""
+    """S_b, S_w and the multi-label global mean m, literally from bknn_blda.rst."""
     n, d = X.shape
     L = Y.shape[1]
     total = sum(Y[i, l] for i in range(n) for l in range(L))

@@ -438,7 +438,7 @@ def _write_mulan_xml(path: str, names: list[str]) -> None:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from ..experiments import COLUMNS, get_paper, list_papers, reproduce
+    from ..experiments import get_paper, list_papers, reproduce
 
     papers = list_papers()
     wanted = papers if args.paper == "all" else [args.paper]
@@ -454,7 +454,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     backend_name, backend_params = backend(args, "reproduce")
     args.outputs = Outputs(args.out)
     prepare_folder(args.out, args.outputs)  # before any computing
-    tidy: list[dict[str, Any]] = []
+    reports = []
     with dask_client(args):  # one cluster for every paper of the run
         for name in wanted:
             header(f"== {name}: {get_paper(name).TITLE}" + (" (quick)" if args.quick else ""), args.format, args.quiet)
@@ -464,19 +464,33 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
                                 figures=not args.no_figures, random_state=args.seed,
                                 backend=backend_name, backend_params=backend_params)
             args.outputs.done.append(rep.paper)
-            if args.format == "table":
-                for title, rows in rep.tables():
-                    compared = any(" / " in str(v) for r in rows for v in r.values())
-                    extra = "  (ours / paper; * differs by more than 0.02)" if compared else ""
-                    print(f"\n{title}{extra}")
-                    print(format_rows(rows, "table"))
-                print()
-            tidy += [{"reproduction": rep.paper, **r} for r in rep.rows]
-            if not args.quiet:
-                where = os.path.join(args.out, rep.paper)
-                print(f"{rep.paper}: {rep.seconds:.1f} s; {len(rep.differences())} cell(s) differ from the paper by "
-                      f"more than 0.02 (see {os.path.join(where, 'report.md')}); wrote {len(rep.files)} files "
-                      f"to {where}", file=sys.stderr)
+            show_reproduction(rep, args)
+            reports.append(rep)
     if args.format != "table":
-        print(format_rows(tidy, args.format, ["reproduction", *COLUMNS]))
+        print(tidy_reproductions(reports, args.format))
     return 0
+
+
+def show_reproduction(rep: Any, args: argparse.Namespace) -> None:
+    """What ``reproduce`` prints once a paper is done: its tables on standard output (``--format
+    table``), then, unless ``--quiet``, one summary line on standard error."""
+    if args.format == "table":
+        for title, rows in rep.tables():
+            compared = any(" / " in str(v) for r in rows for v in r.values())
+            extra = "  (ours / paper; * differs by more than 0.02)" if compared else ""
+            print(f"\n{title}{extra}")
+            print(format_rows(rows, "table"))
+        print()
+    if not args.quiet:
+        where = os.path.join(args.out, rep.paper)
+        print(f"{rep.paper}: {rep.seconds:.1f} s; {len(rep.differences())} cell(s) differ from the paper by "
+              f"more than 0.02 (see {os.path.join(where, 'report.md')}); wrote {len(rep.files)} files "
+              f"to {where}", file=sys.stderr)
+
+
+def tidy_reproductions(reports: Sequence[Any], fmt: str) -> str:
+    """Every cell of the reproductions, one row each, as ``--format json`` or ``csv`` prints it."""
+    from ..experiments import COLUMNS
+
+    rows = [{"reproduction": rep.paper, **r} for rep in reports for r in rep.rows]
+    return format_rows(rows, fmt, ["reproduction", *COLUMNS])

@@ -7,14 +7,17 @@ table in ``.rows``) and, when ``out`` is given, writing ``<out>/<paper>/``: ``ta
 (laid out like the paper's tables), the figures as PNG and ``report.md`` (the protocol,
 and every cell more than 0.02 from the paper with what was found about why).
 
-=================  =========================================================  ==========
-name               paper                                                      reproduces
-=================  =========================================================  ==========
-spyromitros2008    Spyromitros, Tsoumakas, Vlahavas, SETN 2008 (paper 003)    Tables 2-3, Fig. 1
-laml2018           Wang et al., LAML-kNN, PAKDD 2018 (paper 004)              Tables 1, 3, 4, Fig. 1-2
-wang2010           Wang, Ding, Huang, AAAI 2010 (paper 000)                   Table 1
-nedungadi          Nedungadi, Haripriya (paper 002)                           Tables 1-2
-=================  =========================================================  ==========
+=================  ==================================================  =======================
+name               paper                                               reproduces
+=================  ==================================================  =======================
+spyromitros2008    Spyromitros, Tsoumakas & Vlahavas, SETN 2008        Tables 2-3, Fig. 1
+laml2018           Wang, Wang, Hu, Li & Zhang (LAML-kNN), PAKDD 2018   Tables 1, 3, 4, Fig. 1-2
+wang2010           Wang, Ding & Huang (BKNN, BLDA), AAAI 2010          Table 1
+nedungadi          Nedungadi & Haripriya (hybrid kNN)                  Tables 1-2
+=================  ==================================================  =======================
+
+Each paper's full title is its module's ``TITLE``; ``docs/user_guide/reproducing.rst`` states each
+protocol and what the reports find.
 
 Examples
 --------

@@ -1,14 +1,17 @@
 """The papers' own numbers, transcribed from the plain-text copies of the papers.
 
-Checked cell by cell against the texts in ``shared/papers/`` (the OCR of paper 004 loses
-some column separators; every reading that needed judgement is noted where it is made).
+Checked cell by cell against plain-text (OCR) copies of the four papers (the OCR of the PAKDD
+2018 paper loses some column separators; every reading that needed judgement is noted where it
+is made).  The papers are cited in full in ``CITATION.cff`` and in the user guide
+(``docs/user_guide/reproducing.rst``).
 Metric names are :data:`mlneighbors.metrics.METRICS` keys.
 """
 
 from __future__ import annotations
 
 # ---------------------------------------------------------------------------------------
-# paper 003: Spyromitros, Tsoumakas & Vlahavas, SETN 2008.
+# Spyromitros, Tsoumakas & Vlahavas, An empirical study of lazy multilabel classification
+# algorithms, SETN 2008.
 # 10-fold CV, every metric averaged over the folds and then over k = 1..30.
 # ---------------------------------------------------------------------------------------
 
@@ -39,7 +42,8 @@ SPYROMITROS_TABLE3 = {
 #: Fig. 1 has no numbers in the text (a plot only).
 
 # ---------------------------------------------------------------------------------------
-# paper 004: LAML-kNN, PAKDD 2018.  Coverage is the normalised form (divided by L).
+# Wang, Wang, Hu, Li & Zhang, A locally adaptive multi-label k-nearest neighbor algorithm
+# (LAML-kNN), PAKDD 2018.  Coverage is the normalised form (divided by L).
 # ---------------------------------------------------------------------------------------
 
 LAML_METHODS = ("LAML-kNN", "ML-kNN", "BRkNN", "DML-kNN")
@@ -90,7 +94,8 @@ LAML_TABLE1_CSTAR = (
 )
 
 # ---------------------------------------------------------------------------------------
-# paper 000: Wang, Ding & Huang, AAAI 2010, Table 1: "average precision" in percent.
+# Wang, Ding & Huang, Multi-label classification: inconsistency and class balanced k-nearest
+# neighbor, AAAI 2010, Table 1: "average precision" in percent.
 # Music = emotions, Yahoo = the "Science" topic (yahoo-science); TRECVID 2005 is not held.
 # ---------------------------------------------------------------------------------------
 
@@ -103,7 +108,8 @@ WANG_TABLE1 = {
 WANG_DATASETS = {"Music": "emotions", "Yahoo": "yahoo-science"}
 
 # ---------------------------------------------------------------------------------------
-# paper 002: Nedungadi & Haripriya, Tables 1-2: Hamming loss.
+# Nedungadi & Haripriya, Feature and search space reduction for label-dependent multi-label
+# classification, Tables 1-2: Hamming loss.
 # ---------------------------------------------------------------------------------------
 
 NEDUNGADI_TABLE1 = {  # yeast

@@ -1,5 +1,5 @@
 """Nedungadi & Haripriya, Feature and search space reduction for label-dependent multi-label
-classification (paper 002), Tables 1-2.
+classification, Tables 1-2.
 
 Hamming loss of ML-kNN, "Regression" (the label model over the exact k nearest neighbours
 by cosine similarity in the full feature space) and "Combined" (the hybrid kNN: PCA, the

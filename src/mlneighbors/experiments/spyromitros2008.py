@@ -1,6 +1,8 @@
-"""Spyromitros, Tsoumakas & Vlahavas (SETN 2008), Tables 2-3 and Fig. 1 (paper 003).
+"""Spyromitros, Tsoumakas & Vlahavas, An empirical study of lazy multilabel classification
+algorithms (SETN 2008), Tables 2-3 and Fig. 1.
 
-Protocol (``docs/ALGORITHMS.md``, "Evaluation protocols"): scene, emotions and yeast;
+Protocol (the user guide, ``docs/user_guide/reproducing.rst``, section "spyromitros2008"):
+scene, emotions and yeast;
 10-fold cross-validation; every method run for k = 1..30; each metric averaged over the
 folds and then over the 30 values of k; attributes min-max scaled with the ranges of each
 training fold.  Table 2 compares BRkNN with BRkNN-a and BRkNN-b, Table 3 the best BRkNN
@@ -104,7 +106,7 @@ FINDINGS: list[Finding] = [
         "The paper's 'F-measure' is MULAN 2008's: its IntegratedEvaluation (the evaluation code of "
         "the time, github.com/tsoumakas/mulan) averages example-based precision and recall over the "
         "test instances and reports 2PR/(P+R) of the two averages, not the mean of the per-example "
-        "F1 that the spec (and today's MULAN) uses. The 'F-measure 2008' table recomputes that "
+        "F1 that this package (and today's MULAN) uses. The 'F-measure 2008' table recomputes that "
         "'example_f1_of_means' from the same predictions: it is within 0.01 of the paper on scene and "
         "emotions (within 0.02 for emotions BRkNN-a; for plain BRkNN together with the 2008 "
         "decision rule of the next finding) and for yeast BRkNN-b and LPkNN. "
@@ -122,7 +124,7 @@ FINDINGS: list[Finding] = [
         "MULAN's BRkNN of 2008 computes Weka IBk's corrected confidence (votes + 1/n) / (k + L/n) "
         "(n training instances, L labels) and predicts when it is >= 0.5; at exactly k/2 votes this "
         "is below 0.5 whenever L > 2, so at even k a half vote is not predicted. Our BRkNN follows "
-        "the paper's text and the spec (>= k/2 votes). The 'BRkNN 2008 rule' table recomputes BRkNN with "
+        "the paper's text (>= k/2 votes). The 'BRkNN 2008 rule' table recomputes BRkNN with "
         "the 2008 rule (2 C > k) from the same neighbours: example accuracy becomes scene 0.624, "
         "emotions 0.526, yeast 0.503 against the paper's 0.626, 0.522, 0.506, and the Fig. 1 curve of "
         "that rule shows the paper's higher empty-set rate at even k. BRkNN-a and -b, whose fallback "

@@ -1,4 +1,4 @@
-"""Wang, Ding & Huang, Multi-label classification: inconsistency and class balanced kNN (AAAI 2010), paper 000.
+"""Wang, Ding & Huang, Multi-label classification: inconsistency and class balanced k-nearest neighbor (AAAI 2010).
 
 Table 1 reports "average precision" for SMSE, MLLS, MCGF and BKNN (b = 5) on TRECVID 2005,
 Yahoo ("Science") and Music emotion, with 5-fold cross-validation and every method fed the
@@ -66,7 +66,7 @@ NOTES = [
     "BKNN (b = 5): BLDA (n_components = L - 1, reg = 1e-3) fitted on each training fold, then "
     "BKNN(n_per_label=5, sigma='auto', alpha=0.5) on the projection: the paper's r = K - 1 and "
     "b = 5. sigma is not given in the paper: 'auto' (the mean squared distance to the b-th "
-    "same-label neighbour) is the spec's default.",
+    "same-label neighbour) is the package's default.",
     "No feature scaling: the paper names none, and it does not use MULAN. BLDA's projection is "
     "invariant to a rescaling of the features up to its small ridge.",
     "The paper's 'average precision' is ambiguous (see the module docstring): every row reports "

@@ -1,6 +1,7 @@
 """Who is near whom: the index protocol, exact brute force, approximate adapters, shards.
 
-Knows nothing about labels.  Every model asks this package for neighbours through four names:
+The searches here see rows, never labels; the one exception is :class:`LabelRestrictedIndex`,
+which is given the label matrix to search among the members of each label.  Its parts:
 
 - :func:`resolve_backend` turns an estimator's ``backend=`` (a registered name or any object
   with ``build``/``query``) and ``backend_params=`` into an unbuilt index;

@@ -1,4 +1,4 @@
-"""The PCA window search of the hybrid kNN (Nedungadi & Haripriya, paper 002) as an index.
+"""The PCA window search of the hybrid kNN (Nedungadi & Haripriya) as an index.
 
 ``build(X)`` projects the rows on their principal components and sorts them along each kept
 component.  ``query(Q, k)`` takes, on every component, the ``n_candidates`` indexed rows
@@ -24,7 +24,7 @@ from ._distance import Matrix, normalize_rows
 
 __all__ = ["MAX_COMPONENTS", "PCAWindowIndex", "window_starts"]
 
-#: a float n_components never keeps more components than this (the spec's cap)
+#: a float n_components never keeps more components than this (the user guide's cap: docs/user_guide/hybrid.rst)
 MAX_COMPONENTS = 50
 
 
