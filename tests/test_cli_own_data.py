@@ -597,6 +597,7 @@ def _svm_based(path, X, Y, base):
 
 
 @pytest.mark.parametrize("base", [0, 1])
+@pytest.mark.requires("skops")
 def test_fit_records_the_libsvm_base_and_predict_and_test_files_keep_it(base, problem, tmp_path, capsys):
     """New rows that never use the first feature have no index 0 in either base: they are read
     with the training file's base (recorded in the model by fit), not shifted by a guess."""
@@ -623,6 +624,7 @@ def test_fit_records_the_libsvm_base_and_predict_and_test_files_keep_it(base, pr
 
 
 @pytest.mark.parametrize("cmd", ["predict", "evaluate"])
+@pytest.mark.requires("skops")
 def test_index_0_against_a_1_based_training_file_is_one_line_naming_the_line(cmd, problem, tmp_path, capsys):
     X, Y = problem
     train = _svm_based(tmp_path / "train.svm", X, Y, 1)
@@ -648,6 +650,7 @@ def test_index_0_against_a_1_based_training_file_is_one_line_naming_the_line(cmd
         (["--top-k", "2"], "p.arff", "--top-k writes CSV columns, which an ARFF output (--out {out}"),
     ],
 )
+@pytest.mark.requires("skops")
 def test_outputs_that_cannot_go_together_are_refused_not_dropped(extra, out, needle, files, tmp_path, capsys):
     """Two requests one output cannot honour both: one line, exit 2, nothing written (top-k
     used to win over --scores, and an .arff --out to get top-k CSV or lose the scores)."""
@@ -682,6 +685,7 @@ def _saved(path, model):
     ],
 )
 @pytest.mark.parametrize("extra", [[], ["--scores"], ["--top-k", "2"]])
+@pytest.mark.requires("skops")
 def test_a_model_file_predict_cannot_use_is_one_line_naming_it(kind, needle, extra, files, problem, tmp_path, capsys):
     from sklearn.linear_model import RidgeClassifier
     from sklearn.preprocessing import MinMaxScaler
@@ -709,6 +713,7 @@ def test_a_model_file_predict_cannot_use_is_one_line_naming_it(kind, needle, ext
     [["minmax"], ["normalizer", "minmax"], ["normalizer", "standard"], ["variance", "minmax"], ["pca"]],
 )
 @pytest.mark.parametrize("extra", [[], ["--scores"], ["--top-k", "2"]])
+@pytest.mark.requires("skops")
 def test_sparse_rows_reach_a_model_with_a_dense_only_step_anywhere(steps, extra, files, problem, tmp_path):
     """libsvm rows are sparse; a Pipeline fitted on dense rows with a step that takes dense
     data only (wherever it is) gets them densified: the predictions of the same rows, dense."""
@@ -773,6 +778,7 @@ def test_params_of_the_right_type_still_run(model, param, files, capsys):
     (3, ["--cv", "5"], "has 3 row(s); --cv 5 needs at least 5, one per fold"),
     (6, [], "has 6 row(s); the default --cv 10 (no test part given) needs at least 10, one per fold"),
 ])
+@pytest.mark.requires("pandas")
 def test_too_few_rows_for_the_folds_names_the_file(rows, argv, needle, problem, tmp_path, capsys):
     X, Y = problem
     path = str(_csv(tmp_path / "few.csv", X[:rows], Y[:rows]))
@@ -781,6 +787,7 @@ def test_too_few_rows_for_the_folds_names_the_file(rows, argv, needle, problem, 
     assert err == f"mlneighbors evaluate: {path} {needle}", err
 
 
+@pytest.mark.requires("pandas")
 def test_what_a_model_finds_wrong_with_a_file_names_the_file(problem, tmp_path, capsys):
     X, Y = problem
     path = str(_csv(tmp_path / "one.csv", X[:1], Y[:1]))

@@ -41,6 +41,7 @@ def test_fit_with_a_recall_and_the_index_then_predict(shared_data, tmp_path, cap
     assert builds == []  # the saved index answered
 
 
+@pytest.mark.requires("skops")
 def test_fit_and_evaluate_with_backend_auto(shared_data, tmp_path, capsys):
     assert main(["fit", "mlknn", "emotions", "--data-home", str(shared_data), "--out", str(tmp_path / "a.skops"),
                  "--backend", "auto"]) == 0

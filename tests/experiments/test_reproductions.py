@@ -201,7 +201,8 @@ def _stopping_bar(exc_type, after):
 def test_an_interrupted_run_leaves_no_folder_it_created(paper, exc_type, shared_data, tmp_path):
     out = tmp_path / "new" / "deeper" / "out"
     with pytest.raises(exc_type, match="stopped by the progress callback"):
-        reproduce(paper, quick=True, out=out, data_home=shared_data, progress=_stopping_bar(exc_type, 2))
+        reproduce(paper, quick=True, out=out, data_home=shared_data, figures=False,
+                  progress=_stopping_bar(exc_type, 2))
     assert not any(tmp_path.iterdir())
 
 
