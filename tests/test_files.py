@@ -114,3 +114,37 @@ def test_make_folder_that_fails_its_check_leaves_nothing(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["file"]
     assert make_folder(tmp_path / "a" / "b") == [tmp_path / "a" / "b", tmp_path / "a"]
     assert make_folder(tmp_path / "a" / "b") == []
+
+
+@pytest.mark.parametrize("where", ["probe", "atomic", "staged"])
+def test_an_interruption_just_after_creating_a_temporary_leaves_nothing(tmp_path, monkeypatch, where):
+    """A Ctrl-C that lands right after a temporary file or folder is created, before its name
+    has reached the code that would remove it (the window in which ``tempfile.mkstemp`` left
+    a ``.write-test.*`` probe behind in CI), leaves nothing in the folder."""
+    import mlneighbors._files as files
+
+    folder = tmp_path / "out"
+    folder.mkdir()
+    real_close, real_mkdir = os.close, os.mkdir
+
+    def close_then_interrupt(fd):
+        real_close(fd)
+        raise KeyboardInterrupt
+
+    def mkdir_then_interrupt(path, *args, **kwargs):
+        real_mkdir(path, *args, **kwargs)
+        if os.path.dirname(path) == str(folder):
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(files.os, "close", close_then_interrupt)
+    monkeypatch.setattr(files.os, "mkdir", mkdir_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        if where == "probe":
+            check_writable(folder)
+        elif where == "atomic":
+            with atomic_path(folder / "model.skops"):
+                pass
+        else:
+            with staged_folder(folder / "run"):
+                pass
+    assert list(folder.iterdir()) == []

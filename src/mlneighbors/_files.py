@@ -3,15 +3,16 @@
 Every output of the package (a reproduction's folder, a saved model, a predictions file)
 is written under a temporary name beside its target and renamed into place at the end:
 an interruption or an error leaves the old file (or nothing), never half of a new one.
-``tempfile`` creates its files 0600 and folders 0700 whatever the umask; the modes are set
+The temporary files are created 0600 and folders 0700 whatever the umask; the modes are set
 to what ``open``/``mkdir`` would have given before the rename.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import secrets
 import shutil
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,6 +24,29 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def _reserve(folder: Path, prefix: str, suffix: str = "", *, is_dir: bool = False) -> Path:
+    """Create a new empty file (0600) or folder (0700) of a fresh name in ``folder``.
+
+    Unlike ``tempfile``'s functions, the name is known before anything is created, so an
+    interruption that lands between the creation and the return removes what was created
+    instead of leaving an entry nobody knows the name of.
+    """
+    while True:
+        path = folder / f"{prefix}{secrets.token_hex(6)}{suffix}"
+        try:
+            if is_dir:
+                os.mkdir(path, 0o700)
+            else:
+                os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+            return path
+        except FileExistsError:
+            continue
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.rmdir(path) if is_dir else os.unlink(path)
+            raise
 
 
 def _missing(folder: str | os.PathLike[str]) -> list[Path]:
@@ -90,13 +114,12 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     path = Path(path)
     created = _mkdirs(path.parent)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        tmp = _reserve(path.parent, f".{path.name}.", ".tmp")
     except BaseException:
         remove_empty(created)
         raise
-    os.close(fd)
     try:
-        yield Path(tmp)
+        yield tmp
         os.chmod(tmp, 0o666 & ~_umask())
         try:
             os.replace(tmp, path)
@@ -104,7 +127,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
             what = "it is a folder" if path.is_dir() else exc.strerror or str(exc)
             raise type(exc)(f"cannot write {path}: {what}") from None
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         remove_empty(created)
         raise
 
@@ -120,7 +143,7 @@ def staged_folder(target: str | os.PathLike[str]) -> Iterator[Path]:
     target = Path(target)
     created = _mkdirs(target.parent)
     try:
-        stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+        stage = _reserve(target.parent, f".{target.name}.", ".tmp", is_dir=True)
     except BaseException:
         remove_empty(created)
         raise
@@ -128,7 +151,7 @@ def staged_folder(target: str | os.PathLike[str]) -> Iterator[Path]:
         yield stage
         os.chmod(stage, 0o777 & ~_umask())
         if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))
+            old = _reserve(target.parent, f".{target.name}.", ".old", is_dir=True)
             os.replace(target, old / target.name)
             os.replace(stage, target)
             shutil.rmtree(old, ignore_errors=True)
@@ -146,13 +169,12 @@ def check_writable(folder: str | os.PathLike[str]) -> Path:
     folder = Path(folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        probe = None
-        try:  # removed whatever happens, an interruption included
-            fd, probe = tempfile.mkstemp(prefix=".write-test.", dir=folder)
-            os.close(fd)
+        probe = folder / f".write-test.{os.getpid()}.{secrets.token_hex(6)}"
+        try:  # the name is bound before the file exists: an interruption anywhere leaves none
+            os.close(os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
         finally:
-            if probe is not None:
-                os.unlink(probe)
+            with contextlib.suppress(FileNotFoundError):
+                probe.unlink()
     except OSError as exc:
         raise OSError(f"cannot write to {folder}: {exc.strerror or exc}") from None
     return folder
