@@ -45,7 +45,9 @@ from sklearn.utils import check_random_state
 from .._config import working_memory_bytes
 from .._progress import task
 from ._base import BaseIndex, check_metric, check_positive_int, import_optional, resolve_n_jobs
+from ._capabilities import Capabilities
 from ._distance import Matrix, Reference
+from ._exact import ExactIndex
 from ._loo import loo_kneighbors
 from ._recall import DEFAULT_RECALL, RECALL_SAMPLE, calibrate, exact_loo, sample_rows, tie_aware_recall
 
@@ -85,7 +87,7 @@ class ApproximateIndex(BaseIndex):
     are added (see :meth:`_build`).
     """
 
-    exact: ClassVar[bool] = False
+    capabilities: ClassVar[Capabilities] = Capabilities(metrics=("euclidean", "cosine"), sparse=True, recall=True)
     module: ClassVar[str] = ""
     extra: ClassVar[str] = ""
     package: ClassVar[str] = ""
@@ -126,8 +128,6 @@ class ApproximateIndex(BaseIndex):
         last have links chosen among all rows: they would overstate the recall), as
         leave-one-out queries, and ``recall_`` measured.
         """
-        from ._exact import ExactIndex
-
         lib = self._library()
         self._ref = Reference(X, self.metric)
         n = X.shape[0]
@@ -322,7 +322,7 @@ class ApproximateIndex(BaseIndex):
         if not (isinstance(order, np.ndarray) and order.shape == (n,) and order.dtype == np.int64
                 and np.array_equal(np.sort(order), np.arange(n))):
             raise ValueError(f"the saved {self.name} index is damaged: its row order is not a permutation of the rows")
-        check_metric(self.metric, self.supported_metrics, self.name)
+        check_metric(self.metric, self.capabilities.metrics, self.name)
         self._check_params()
         self._ref = Reference(X, self.metric)
         self._order = order.astype(np.intp)
@@ -863,7 +863,8 @@ class PyNNDescentIndex(ApproximateIndex):
     module: ClassVar[str] = "pynndescent"
     extra: ClassVar[str] = "pynndescent"
     package: ClassVar[str] = "pynndescent"
-    supported_metrics: ClassVar[tuple[str, ...]] = ("euclidean", "cosine", "manhattan")
+    # no search breadth to calibrate: no recall parameter (its recall_ is measured)
+    capabilities: ClassVar[Capabilities] = Capabilities(metrics=("euclidean", "cosine", "manhattan"), sparse=True)
 
     recall = None
 

@@ -55,6 +55,7 @@ import scipy.sparse as sp
 
 from .._config import working_memory_bytes
 from ._base import BaseIndex, import_optional, resolve_n_jobs
+from ._capabilities import Capabilities
 from ._distance import Matrix, Reference
 from ._exact import _thread_pool
 from ._proxy import EXACT_INT, Bounds, ProxyModel, QueryTerms, rerank
@@ -271,8 +272,7 @@ class TorchIndex(BaseIndex):
     """
 
     name: ClassVar[str] = "torch"
-    exact: ClassVar[bool] = True
-    supported_metrics: ClassVar[tuple[str, ...]] = ("euclidean", "cosine")
+    capabilities: ClassVar[Capabilities] = Capabilities(exact=True, metrics=("euclidean", "cosine"), sparse=True)
 
     def __init__(
         self,
