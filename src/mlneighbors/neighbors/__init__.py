@@ -14,6 +14,7 @@ each label (class-balanced kNN), given the rows' 0/1 label matrix.
 - :class:`Capabilities` is what an index declares it can do (exact, metrics, sparse input,
   prefix-safe, ...), read by :func:`get_capabilities`: code that treats backends
   differently asks this, never the class;
+- :func:`check_index` tests any index against the protocol and what it declares;
 - :func:`loo_kneighbors` gives the leave-one-out neighbours of the indexed rows (own row
   excluded by index, duplicates kept), in the same order; :func:`drop_self` applies that
   rule to any result;
@@ -57,6 +58,7 @@ from ._auto import AutoIndex
 from ._base import METRICS, BaseIndex, NeighborIndex, check_result
 from ._cache import NeighborCache
 from ._capabilities import Capabilities, get_capabilities
+from ._check import check_index
 from ._dask import DaskIndex
 from ._distance import check_scale
 from ._exact import ExactIndex
@@ -85,6 +87,7 @@ __all__ = [
     "PyNNDescentIndex",
     "ShardedIndex",
     "TorchIndex",
+    "check_index",
     "check_result",
     "check_scale",
     "drop_self",

@@ -894,8 +894,13 @@ class PyNNDescentIndex(ApproximateIndex):
         self._check_recall_params()
 
     @staticmethod
-    def _data(A: Matrix) -> Matrix:
-        return A.astype(np.float32) if sp.issparse(A) else _dense32(A)
+    def _data(A: Matrix, sparse: bool | None = None) -> Matrix:
+        """float32 rows for pynndescent, CSR or dense as ``sparse`` says (None: as ``A`` is);
+        its index takes queries of the format it was built on."""
+        sparse = sp.issparse(A) if sparse is None else sparse
+        if sparse:
+            return sp.csr_matrix(A).astype(np.float32)
+        return _dense32(A)
 
     def _build(self, X: Matrix) -> None:
         """Build on every row (pynndescent adds no rows later), then measure the recall of
@@ -928,7 +933,7 @@ class PyNNDescentIndex(ApproximateIndex):
         progress.advance(n)
 
     def _search_library(self, Q: Matrix, Qp: Matrix, k: int, breadth: Any) -> np.ndarray:
-        idx, _ = self._index.query(self._data(Q), k=k, epsilon=self.epsilon)
+        idx, _ = self._index.query(self._data(Q, sp.issparse(self._ref.X)), k=k, epsilon=self.epsilon)
         return idx
 
     def _loo_query(self, X: Matrix, rows: np.ndarray | None, m: int) -> tuple[np.ndarray, np.ndarray] | None:

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from ._base import check_k
 from ._capabilities import Capabilities, get_capabilities
 from ._registry import resolve_backend
 
@@ -151,6 +152,7 @@ class NeighborCache:
     def query(self, Q: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
         if self._key is None:
             raise ValueError("this NeighborCache is not built yet; call build(X) first")
+        k = check_k(k, self.n_samples_fit_)  # before a cached result is sliced with it
         index = self._store.indexes[self._key]
         slot = (self._key, fingerprint(Q))
         cached = self._store.results.get(slot)
