@@ -185,7 +185,7 @@ def choose_backend(
 class AutoIndex(BaseIndex):
     """The exact search, or an approximate index where it is estimated faster (``"auto"``).
 
-    At ``build`` it picks a backend for the rows by :func:`choose_backend` (rows, features,
+    At ``build`` it picks a backend for the rows by ``choose_backend`` (rows, features,
     density, metric; the measured crossover is in the docs' neighbour-search page), builds it
     and answers every query through it.
 
