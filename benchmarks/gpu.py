@@ -29,7 +29,7 @@ Columns:
   equal; in (b) on the rows "exact" ran), and in (c) the same predictions.
 
 Also printed: the same (a) with the other ``sparse_strategy``, and the measured constants of
-the cost model of ``_torch._COST`` (nanoseconds per proxy entry).  ``--scale`` shrinks every
+the cost model of ``_torch_plan.COST`` (nanoseconds per proxy entry).  ``--scale`` shrinks every
 set (``--device cpu --scale 0.02`` runs in a minute on a laptop, to keep the script working).
 """
 
@@ -133,7 +133,7 @@ def agreement(floor_idx: np.ndarray, idx: np.ndarray) -> float:
 
 def calibrate(torch: Any, device: str, n: int, d: int = 1001) -> dict[str, float]:
     """ns per proxy entry: the dense GEMM per inner column, torch's CSR product per entry and
-    per stored query value (two densities), as ``_torch._COST`` uses them."""
+    per stored query value (two densities), as ``_torch_plan.COST`` uses them."""
     width = -(-(d + 1) // 8) * 8
     rng = np.random.default_rng(1)
     Xt = torch.from_numpy((rng.random((width, n)) < 0.02).astype(np.float32)).to(device)

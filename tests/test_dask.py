@@ -23,7 +23,7 @@ from sklearn.base import clone
 import mlneighbors
 from mlneighbors import BKNN, MLkNN
 from mlneighbors.cli import main
-from mlneighbors.neighbors import get_index, loo_kneighbors
+from mlneighbors.neighbors import check_index, get_index, loo_kneighbors
 
 from .models.conftest import corner_data
 from .models.test_backends import MODELS, _with_backend
@@ -106,6 +106,15 @@ def test_a_pickled_index_is_a_handle_and_a_clone_shares_the_client(client, rng):
     copy = clone(index)
     assert copy.client is client and not hasattr(copy, "n_samples_fit_")
     assert get_index("dask", inner="hnswlib").exact is False
+
+
+@pytest.mark.parametrize("inner", ["exact", "hnswlib"])
+def test_check_index_passes(client, inner):
+    pytest.importorskip(inner if inner != "exact" else "numpy")
+    index = get_index("dask", n_shards=3, inner=inner)
+    results = check_index(index)
+    skipped = {name for name, outcome in results.items() if outcome != "passed"}
+    assert skipped == (set() if inner == "exact" else {"exact", "prefix"}), results
 
 
 def test_bad_input_is_named(client, rng):

@@ -28,7 +28,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
-from .neighbors._dask import DaskIndex, check_dask_matrix, is_dask_array
+from .neighbors._capabilities import get_capabilities
+from .neighbors._dask import check_dask_matrix, is_dask_array
 
 __all__ = [
     "dask_method",
@@ -65,7 +66,7 @@ def share_clients(original: dict | None, copied: dict | None) -> dict | None:
 
 def _uses_dask(estimator: Any) -> bool:
     make_index = getattr(estimator, "_make_index", None)
-    return callable(make_index) and isinstance(make_index(), DaskIndex)
+    return callable(make_index) and get_capabilities(make_index()).dask_arrays
 
 
 class _Shipped:

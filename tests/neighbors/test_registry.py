@@ -115,3 +115,62 @@ def test_resolve_backend_plain_objects():
         resolve_backend(object())
     with pytest.raises(TypeError, match="object with build"):
         resolve_backend(3)
+
+
+def test_the_registry_imports_a_backend_when_it_is_looked_up():
+    from mlneighbors.neighbors._registry import _Registry
+
+    registry = _Registry({"json-decoder": "json:JSONDecoder", "exact": "._exact:ExactIndex"})
+    assert list(registry) == ["json-decoder", "exact"] and len(registry) == 2
+    assert "json:JSONDecoder" in repr(registry)  # nothing imported to show it
+    import json
+
+    assert registry["json-decoder"] is json.JSONDecoder and registry["exact"] is ExactIndex
+    with pytest.raises(KeyError):
+        registry["annoy"]
+
+
+def _imports_of_the_neighbors_package():
+    """module -> the modules of mlneighbors.neighbors it imports, and the functions that import
+    one of them (read from the source, not run)."""
+    import ast
+    from pathlib import Path
+
+    import mlneighbors.neighbors as package
+
+    root = Path(package.__file__).parent
+    graph, hidden = {}, []
+    for path in sorted(root.glob("_*.py")):
+        tree = ast.parse(path.read_text())
+        graph[path.stem] = set()
+        functions = [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        inside = {id(n) for f in functions for n in ast.walk(f) if n is not f}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:  # from ._x import ... / from . import _x
+                names = [node.module] if node.module else [alias.name for alias in node.names]
+                graph[path.stem].update(names)
+                if id(node) in inside:
+                    hidden.append(f"{path.stem} imports {names} inside a function (line {node.lineno})")
+    return graph, hidden
+
+
+def test_no_import_circle_and_none_hidden_in_a_function():
+    graph, hidden = _imports_of_the_neighbors_package()
+    assert hidden == []
+    # depth-first search for a cycle among the package's own modules
+    state = {}
+
+    def visit(module, path):
+        state[module] = "open"
+        for other in sorted(graph.get(module, ())):
+            if state.get(other) == "open":
+                raise AssertionError(" -> ".join(path + [other]))
+            if other not in state:
+                visit(other, path + [other])
+        state[module] = "done"
+
+    for module in graph:
+        if module not in state:
+            visit(module, [module])
+    assert {"_dask", "_registry", "_auto", "_cache"} <= set(graph)
+    assert "_dask" not in graph["_registry"] and "_registry" in graph["_dask"]

@@ -134,7 +134,7 @@ def test_tiny_memory_budget_means_many_shards_and_blocks(rng):
 def test_near_ties_are_searched_again_on_the_device(rng, metric, monkeypatch):
     # 300 points at (almost) the same distance: the rounding band around the k-th proxy holds
     # far more rows than topk took, so those queries are rescanned on the device
-    import mlneighbors.neighbors._torch as torch_module
+    import mlneighbors.neighbors._torch_plan as torch_plan
 
     d = 5
     q = rng.standard_normal(d)
@@ -146,7 +146,7 @@ def test_near_ties_are_searched_again_on_the_device(rng, metric, monkeypatch):
     rescans = []
     original = TorchIndex._rescan
     monkeypatch.setattr(TorchIndex, "_rescan", lambda self, *a: rescans.append(1) or original(self, *a))
-    monkeypatch.setattr(torch_module, "_EXTRA_CANDIDATES", 1)
+    monkeypatch.setattr(torch_plan, "EXTRA_CANDIDATES", 1)
     index = TorchIndex(metric=metric, device="cpu").build(X)
     for k in (1, 10, 299):
         assert_identical(index.query(q[None, :], k), twin_kneighbors(X, q[None, :], k, metric))

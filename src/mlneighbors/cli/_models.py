@@ -180,7 +180,7 @@ def dask_client(args: argparse.Namespace) -> Iterator[None]:
 
 def backend(args: argparse.Namespace, cmd: str) -> tuple[str | None, dict[str, Any] | None]:
     """``--backend`` and its ``--backend-param`` values, checked before anything runs."""
-    from ..neighbors import BACKENDS, get_index
+    from ..neighbors import BACKENDS, get_capabilities, get_index
 
     _check_cluster_args(args, cmd)
     if args.backend is None:
@@ -192,7 +192,8 @@ def backend(args: argparse.Namespace, cmd: str) -> tuple[str | None, dict[str, A
     if args.backend not in BACKENDS:
         raise choice_error("backend", args.backend, sorted(BACKENDS), cmd)
     params: dict[str, Any] = {}
-    defaults = BACKENDS[args.backend]().get_params()
+    default = get_index(args.backend)
+    defaults = default.get_params()
     for key, text in key_values(args.backend_param, "--backend-param", cmd):
         if key not in defaults or key == "metric":
             valid = ", ".join(sorted(k for k in defaults if k != "metric"))
@@ -203,7 +204,7 @@ def backend(args: argparse.Namespace, cmd: str) -> tuple[str | None, dict[str, A
             raise CLIError(f"mlneighbors {cmd}: bad value {text!r} for --backend-param {key}: {exc}") from None
     recall = getattr(args, "recall", None)
     if recall is not None:
-        if "recall" not in defaults:
+        if not get_capabilities(default).recall:
             raise CLIError(f"mlneighbors {cmd}: --recall is for an approximate search (--backend auto, hnswlib, "
                            f"faiss-hnsw, faiss-ivf); backend {args.backend!r} has no recall to choose")
         if not 0.0 < recall <= 1.0:

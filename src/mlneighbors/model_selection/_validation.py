@@ -342,11 +342,12 @@ def _route_backends(model: Any, caches: dict[Any, Any], k_max: int, backend: Any
     """Point the neighbour search of ``model`` (a pipeline's steps included) where the run says.
 
     Every ``backend`` parameter set to ``"exact"`` becomes ``backend`` (with
-    ``backend_params``) when one is given; then, with ``share``, every exact registered
-    backend becomes the split's neighbour cache for its metric: one search for every model
-    and every k.  A model that fixes its own search (HybridKNN's "pca-window") keeps it.
+    ``backend_params``) when one is given; then, with ``share``, every registered backend
+    that declares itself prefix-safe (``Capabilities.prefix_safe``: the exact ones) becomes
+    the split's neighbour cache for its metric: one search for every model and every k.  A
+    model that fixes its own search (HybridKNN's "pca-window") keeps it.
     """
-    from ..neighbors import BACKENDS, NeighborCache
+    from ..neighbors import BACKENDS, NeighborCache, get_capabilities, get_index
 
     params = model.get_params(deep=True)
     updates: dict[str, Any] = {}
@@ -360,13 +361,16 @@ def _route_backends(model: Any, caches: dict[Any, Any], k_max: int, backend: Any
             updates[key] = value
             if prefix + "backend_params" in params:
                 updates[prefix + "backend_params"] = extra or None
-        if not share or not isinstance(value, str) or value not in BACKENDS or not BACKENDS[value].exact:
+        if not share or not isinstance(value, str) or value not in BACKENDS:
             continue
         metric = params.get(prefix + "metric")
         if not isinstance(metric, str):
             continue  # the model fixes its own metric: not shared
+        index = get_index(value, metric=metric, **extra)  # a bad backend_params raises here, as in fit
+        if not get_capabilities(index).prefix_safe:
+            continue
         n_jobs = params.get(prefix + "n_jobs")
-        if n_jobs is not None and "n_jobs" in BACKENDS[value]().get_params():
+        if n_jobs is not None and "n_jobs" in index.get_params():
             extra.setdefault("n_jobs", n_jobs)
         cache_key = (value, metric, repr(sorted(extra.items())))
         if cache_key not in caches:

@@ -1,20 +1,31 @@
 """Who is near whom: the index protocol, exact brute force, approximate adapters, shards.
 
-The searches here see rows, never labels; the one exception is :class:`LabelRestrictedIndex`,
-which is given the label matrix to search among the members of each label.  Its parts:
+What a model asks of a neighbour search, and nothing about how it uses the answer.  Labels
+appear in one place only: :class:`LabelRestrictedIndex` searches among the rows that carry
+each label (class-balanced kNN), given the rows' 0/1 label matrix.
 
 - :func:`resolve_backend` turns an estimator's ``backend=`` (a registered name or any object
-  with ``build``/``query``) and ``backend_params=`` into an unbuilt index;
+  with ``build``/``query``) and ``backend_params=`` into an unbuilt index; :func:`get_index`
+  makes one of a registered name (:data:`BACKENDS`);
 - ``index.build(X)`` then ``index.query(Q, k) -> (dist, idx)`` (the protocol,
   :class:`NeighborIndex`): float64 true distances ascending, intp row numbers, ties broken
-  by the lower row number, ``k > n`` raises, never ``-1`` padding;
+  by the lower row number, ``k > n`` raises, never ``-1`` padding; :class:`BaseIndex` is
+  the base of the package's own indexes;
+- :class:`Capabilities` is what an index declares it can do (exact, metrics, sparse input,
+  prefix-safe, ...), read by :func:`get_capabilities`: code that treats backends
+  differently asks this, never the class;
+- :func:`check_index` tests any index against the protocol and what it declares;
 - :func:`loo_kneighbors` gives the leave-one-out neighbours of the indexed rows (own row
-  excluded by index, duplicates kept), in the same order;
+  excluded by index, duplicates kept), in the same order; :func:`drop_self` applies that
+  rule to any result;
+- :class:`NeighborCache` searches once for the largest k and serves every smaller k;
 - :class:`ShardedIndex` / :func:`merge_kneighbors` split the rows and merge per-shard top-k;
-- :class:`LabelRestrictedIndex` finds the nearest rows among the members of every label
-  (class-balanced kNN), over any index;
+  :class:`DaskIndex` keeps shards of any index on the workers of a Dask cluster;
+- :class:`LabelRestrictedIndex` finds the nearest rows among the members of every label,
+  over any index;
 - :class:`PCAWindowIndex` is the hybrid kNN's candidate search along principal components;
-- :class:`DaskIndex` keeps shards of any index on the workers of a Dask cluster.
+- :func:`check_result` and :func:`check_scale` validate a search result and the scale of
+  the data.
 
 Every model of the package gets its neighbours here and nowhere else: the estimators'
 ``kneighbors`` and their predictions go through the index that ``backend=`` names, so a
@@ -46,6 +57,8 @@ from ._approximate import FaissHNSWIndex, FaissIVFIndex, HnswlibIndex, PyNNDesce
 from ._auto import AutoIndex
 from ._base import METRICS, BaseIndex, NeighborIndex, check_result
 from ._cache import NeighborCache
+from ._capabilities import Capabilities, get_capabilities
+from ._check import check_index
 from ._dask import DaskIndex
 from ._distance import check_scale
 from ._exact import ExactIndex
@@ -61,6 +74,7 @@ __all__ = [
     "METRICS",
     "AutoIndex",
     "BaseIndex",
+    "Capabilities",
     "DaskIndex",
     "ExactIndex",
     "FaissHNSWIndex",
@@ -73,9 +87,11 @@ __all__ = [
     "PyNNDescentIndex",
     "ShardedIndex",
     "TorchIndex",
+    "check_index",
     "check_result",
     "check_scale",
     "drop_self",
+    "get_capabilities",
     "get_index",
     "loo_kneighbors",
     "merge_kneighbors",

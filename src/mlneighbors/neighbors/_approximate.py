@@ -45,7 +45,9 @@ from sklearn.utils import check_random_state
 from .._config import working_memory_bytes
 from .._progress import task
 from ._base import BaseIndex, check_metric, check_positive_int, import_optional, resolve_n_jobs
+from ._capabilities import Capabilities
 from ._distance import Matrix, Reference
+from ._exact import ExactIndex
 from ._loo import loo_kneighbors
 from ._recall import DEFAULT_RECALL, RECALL_SAMPLE, calibrate, exact_loo, sample_rows, tie_aware_recall
 
@@ -85,7 +87,7 @@ class ApproximateIndex(BaseIndex):
     are added (see :meth:`_build`).
     """
 
-    exact: ClassVar[bool] = False
+    capabilities: ClassVar[Capabilities] = Capabilities(metrics=("euclidean", "cosine"), sparse=True, recall=True)
     module: ClassVar[str] = ""
     extra: ClassVar[str] = ""
     package: ClassVar[str] = ""
@@ -126,8 +128,6 @@ class ApproximateIndex(BaseIndex):
         last have links chosen among all rows: they would overstate the recall), as
         leave-one-out queries, and ``recall_`` measured.
         """
-        from ._exact import ExactIndex
-
         lib = self._library()
         self._ref = Reference(X, self.metric)
         n = X.shape[0]
@@ -322,7 +322,7 @@ class ApproximateIndex(BaseIndex):
         if not (isinstance(order, np.ndarray) and order.shape == (n,) and order.dtype == np.int64
                 and np.array_equal(np.sort(order), np.arange(n))):
             raise ValueError(f"the saved {self.name} index is damaged: its row order is not a permutation of the rows")
-        check_metric(self.metric, self.supported_metrics, self.name)
+        check_metric(self.metric, self.capabilities.metrics, self.name)
         self._check_params()
         self._ref = Reference(X, self.metric)
         self._order = order.astype(np.intp)
@@ -863,7 +863,8 @@ class PyNNDescentIndex(ApproximateIndex):
     module: ClassVar[str] = "pynndescent"
     extra: ClassVar[str] = "pynndescent"
     package: ClassVar[str] = "pynndescent"
-    supported_metrics: ClassVar[tuple[str, ...]] = ("euclidean", "cosine", "manhattan")
+    # no search breadth to calibrate: no recall parameter (its recall_ is measured)
+    capabilities: ClassVar[Capabilities] = Capabilities(metrics=("euclidean", "cosine", "manhattan"), sparse=True)
 
     recall = None
 
@@ -893,8 +894,13 @@ class PyNNDescentIndex(ApproximateIndex):
         self._check_recall_params()
 
     @staticmethod
-    def _data(A: Matrix) -> Matrix:
-        return A.astype(np.float32) if sp.issparse(A) else _dense32(A)
+    def _data(A: Matrix, sparse: bool | None = None) -> Matrix:
+        """float32 rows for pynndescent, CSR or dense as ``sparse`` says (None: as ``A`` is);
+        its index takes queries of the format it was built on."""
+        sparse = sp.issparse(A) if sparse is None else sparse
+        if sparse:
+            return sp.csr_matrix(A).astype(np.float32)
+        return _dense32(A)
 
     def _build(self, X: Matrix) -> None:
         """Build on every row (pynndescent adds no rows later), then measure the recall of
@@ -927,7 +933,7 @@ class PyNNDescentIndex(ApproximateIndex):
         progress.advance(n)
 
     def _search_library(self, Q: Matrix, Qp: Matrix, k: int, breadth: Any) -> np.ndarray:
-        idx, _ = self._index.query(self._data(Q), k=k, epsilon=self.epsilon)
+        idx, _ = self._index.query(self._data(Q, sp.issparse(self._ref.X)), k=k, epsilon=self.epsilon)
         return idx
 
     def _loo_query(self, X: Matrix, rows: np.ndarray | None, m: int) -> tuple[np.ndarray, np.ndarray] | None:

@@ -28,6 +28,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._base import BaseIndex, check_positive_int, resolve_n_jobs, search
+from ._capabilities import Capabilities, get_capabilities
+from ._exact import _NS_SPARSE_MAC, _NS_SPARSE_OUT
+from ._registry import BACKENDS, get_index
 
 __all__ = ["APPROXIMATE", "AutoIndex", "Choice", "choose_backend", "exact_seconds", "approximate_seconds"]
 
@@ -82,8 +85,6 @@ def exact_seconds(n_queries: int, n_indexed: int, n_features: int, *, n_threads:
     threads = resolve_n_jobs(n_threads)
     per_entry = _NS_EXACT_MAC * (n_features + 1) / threads
     if X is not None and sp.issparse(X):
-        from ._exact import _NS_SPARSE_MAC, _NS_SPARSE_OUT
-
         n = X.shape[0]
         col_counts = np.bincount(X.indices, minlength=X.shape[1]).astype(np.float64)
         macs_per_out = float(col_counts @ col_counts) / (float(n) * n)
@@ -181,20 +182,10 @@ def choose_backend(
                   + (f" ({t_exact:.3g} s against {estimates[best]:.3g} s with {best})" if best else ""))
 
 
-class _ChosenExact:
-    """``exact`` of :class:`AutoIndex`: False on the class and before build (it may pick an
-    approximate index); after build, whether the index it picked is exact."""
-
-    def __get__(self, obj: Any, owner: Any = None) -> bool:
-        if obj is None or "index_" not in obj.__dict__:
-            return False
-        return bool(obj.index_.exact)
-
-
 class AutoIndex(BaseIndex):
     """The exact search, or an approximate index where it is estimated faster (``"auto"``).
 
-    At ``build`` it picks a backend for the rows by :func:`choose_backend` (rows, features,
+    At ``build`` it picks a backend for the rows by ``choose_backend`` (rows, features,
     density, metric; the measured crossover is in the docs' neighbour-search page), builds it
     and answers every query through it.
 
@@ -233,8 +224,6 @@ class AutoIndex(BaseIndex):
     """
 
     name: ClassVar[str] = "auto"
-    exact = _ChosenExact()  # type: ignore[assignment]
-    supported_metrics: ClassVar[tuple[str, ...]] = ("euclidean", "cosine", "manhattan")
 
     def __init__(
         self,
@@ -250,6 +239,14 @@ class AutoIndex(BaseIndex):
         self.recall_k = recall_k
         self.random_state = random_state
         self.n_jobs = n_jobs
+
+    @property
+    def capabilities(self) -> Capabilities:  # type: ignore[override]
+        """Exact and prefix-safe once built on a pick that is (before: it may pick an
+        approximate index); every metric, sparse rows, a ``recall``."""
+        picked = get_capabilities(self.index_) if "index_" in self.__dict__ else Capabilities()
+        return Capabilities(exact=picked.exact, metrics=("euclidean", "cosine", "manhattan"), sparse=True,
+                            prefix_safe=picked.prefix_safe, recall=True)
 
     def _check_params(self) -> None:
         check_positive_int(self.recall_k, "recall_k")
@@ -275,8 +272,6 @@ class AutoIndex(BaseIndex):
 
     def _inner(self, backend: str) -> BaseIndex:
         """The unbuilt index of ``backend`` with this index's settings."""
-        from ._registry import get_index
-
         index = get_index(backend, metric=self.metric)
         accepted = index.get_params()
         given = {"recall": self.recall, "recall_k": self.recall_k, "random_state": self.random_state,
@@ -305,8 +300,6 @@ class AutoIndex(BaseIndex):
         return {"backend": self.backend_, "reason": self.reason_, "inner": inner()}
 
     def _restore_state(self, state: dict[str, Any], X: Any) -> None:
-        from ._registry import BACKENDS
-
         backend = state.get("backend")
         if backend not in BACKENDS or backend == self.name:
             raise ValueError(f"the saved auto index is damaged: unknown backend {backend!r}")

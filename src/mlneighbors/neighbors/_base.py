@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import importlib
 import numbers
+import os
 from types import ModuleType
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
@@ -14,14 +15,11 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_array
 
+from ..exceptions import BackendError
+from ._capabilities import METRICS, Capabilities
 from ._distance import check_scale
 
 __all__ = ["METRICS", "BaseIndex", "NeighborIndex"]
-
-#: Every metric some backend understands.  ``euclidean`` and ``cosine`` are first class
-#: (BLAS path, dense and sparse, every backend); ``manhattan`` is computed by
-#: scikit-learn's pairwise distances, exactly, and by pynndescent approximately.
-METRICS: tuple[str, ...] = ("euclidean", "cosine", "manhattan")
 
 
 @runtime_checkable
@@ -33,7 +31,10 @@ class NeighborIndex(Protocol):
     (not squared) distances in ascending order and intp row numbers of ``X``, ties broken by
     the lower row number; ``k`` larger than the number of indexed rows raises ``ValueError``;
     never ``-1`` padding.  ``exact`` says whether the result is the exact k-nearest
-    neighbours; ``metric`` names the distance.
+    neighbours; ``metric`` names the distance.  An index may declare more in a
+    ``capabilities`` attribute (:class:`~mlneighbors.neighbors.Capabilities`, read by
+    :func:`~mlneighbors.neighbors.get_capabilities`); :func:`~mlneighbors.neighbors.check_index`
+    tests an index against all of this.
 
     Examples
     --------
@@ -106,8 +107,6 @@ def check_result(
     ...
     mlneighbors.exceptions.BackendError: backend mine returned row number -1, outside the 3 indexed rows ...
     """
-    from ..exceptions import BackendError
-
     label = backend if isinstance(backend, str) else type(backend).__name__
     dist, idx = np.asarray(dist), np.asarray(idx)
     if dist.shape != (n_queries, k) or idx.shape != (n_queries, k):
@@ -150,6 +149,12 @@ def search(index: Any, Q: Any, k: int, *, validated: bool = False) -> tuple[np.n
     return index._query(Q, k)
 
 
+def is_dask_array(X: Any) -> bool:
+    """Whether ``X`` is a ``dask.array.Array`` (checked without importing dask)."""
+    cls = type(X)
+    return cls.__name__ == "Array" and cls.__module__.startswith("dask.array")
+
+
 def check_k(k: Any, n_indexed: int, *, name: str = "k") -> int:
     """Validate a neighbour count against the number of indexed points."""
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
@@ -171,13 +176,27 @@ def check_metric(metric: Any, supported: tuple[str, ...], backend: str) -> str:
     return metric
 
 
+class _DeclaredExact:
+    """``exact`` of an index: ``capabilities.exact``, read on an instance, or on the class when
+    the class declares its capabilities as a constant."""
+
+    def __get__(self, obj: Any, owner: Any = None) -> bool:
+        declared = (owner if obj is None else obj).capabilities
+        if not isinstance(declared, Capabilities):
+            raise AttributeError(f"{owner.__name__}.exact depends on its parameters: read it on an instance")
+        return declared.exact
+
+
 class BaseIndex(BaseEstimator):
     """Shared validation for the indexes of this package.
 
     Subclasses implement ``_build(X)`` and ``_query(Q, k)`` on validated input and set
-    ``name``, ``exact`` and ``supported_metrics``.  Parameters are stored by ``__init__``
-    and checked by ``build`` (scikit-learn's convention), so ``clone`` and ``get_params``
-    work and an unbuilt index is a cheap description of one.
+    ``name`` and ``capabilities`` (a :class:`~mlneighbors.neighbors.Capabilities`: exact or
+    not, the metrics, sparse input, ...; the default: exact, euclidean and cosine, dense
+    only).  ``exact`` reads it.  Parameters are stored by ``__init__`` and checked by
+    ``build`` (scikit-learn's convention), so ``clone`` and ``get_params`` work and an
+    unbuilt index is a cheap description of one.  :func:`~mlneighbors.neighbors.check_index`
+    tests a subclass against the protocol and what it declares.
 
     Attributes set by ``build``: ``n_samples_fit_`` (number of indexed rows) and
     ``n_features_in_``.
@@ -206,10 +225,20 @@ class BaseIndex(BaseEstimator):
     """
 
     name: ClassVar[str] = "base"
-    exact: ClassVar[bool] = True
-    supported_metrics: ClassVar[tuple[str, ...]] = ("euclidean", "cosine")
+    capabilities: ClassVar[Capabilities] = Capabilities(exact=True, metrics=("euclidean", "cosine"))
 
     metric: str
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for old in ("exact", "supported_metrics"):
+            if old in vars(cls):
+                raise TypeError(
+                    f"{cls.__name__} sets {old!r}: an index declares what it can do in one place, "
+                    "capabilities = mlneighbors.neighbors.Capabilities(exact=..., metrics=(...), ...)"
+                )
+
+    exact = _DeclaredExact()
 
     def build(self, X: Any) -> BaseIndex:
         """Index the rows of ``X``.
@@ -223,7 +252,7 @@ class BaseIndex(BaseEstimator):
         self : object
             The built index.
         """
-        check_metric(self.metric, self.supported_metrics, self.name)
+        check_metric(self.metric, self.capabilities.metrics, self.name)
         self._check_params()
         X = self._check_data(X, name="X")
         self._build(X)
@@ -298,8 +327,6 @@ def check_positive_int(value: Any, name: str, *, allow_none: bool = False, minim
 
 def resolve_n_jobs(n_jobs: int | None) -> int:
     """Number of worker threads: None or -1 means every CPU this process may use."""
-    import os
-
     try:
         n_cpu = len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux

@@ -8,6 +8,10 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from ._base import check_k
+from ._capabilities import Capabilities, get_capabilities
+from ._registry import resolve_backend
+
 __all__ = ["NeighborCache", "fingerprint"]
 
 
@@ -53,9 +57,11 @@ class NeighborCache:
     (or set ``k_max``), and the other values cost no search.
 
     Copies share the store (an estimator copies its backend before building it), so one
-    cache passed as ``backend=`` to many estimators serves them all. Only exact indexes
-    are accepted: an approximate result for ``k`` is not a prefix of the one for a larger
-    ``k``.
+    cache passed as ``backend=`` to many estimators serves them all. Only indexes that
+    declare themselves prefix-safe are accepted (``Capabilities.prefix_safe``: the exact
+    ones): an approximate result for ``k`` is not a prefix of the one for a larger ``k``.
+    A search other than the global top-k (the label-restricted search of BKNN) uses the
+    wrapped index (``wrapped``) itself.
 
     Parameters
     ----------
@@ -81,20 +87,35 @@ class NeighborCache:
     def __init__(
         self, index: Any = "exact", *, metric: str = "euclidean", k_max: int | None = None, **params: Any
     ) -> None:
-        from ._registry import resolve_backend
-
         self._template = resolve_backend(index, metric, params)
-        if not getattr(self._template, "exact", False):
+        wrapped = get_capabilities(self._template)
+        if not wrapped.prefix_safe:
             raise ValueError(
-                "NeighborCache serves smaller k as prefixes, which only an exact index allows; "
-                f"got {type(self._template).__name__} (exact={getattr(self._template, 'exact', None)})"
+                "NeighborCache serves smaller k as prefixes, which only a prefix-safe (exact) index allows; "
+                f"got {type(self._template).__name__} (exact={wrapped.exact}, prefix_safe={wrapped.prefix_safe})"
             )
         self.metric = getattr(self._template, "metric", metric)
         self.k_max = k_max
         self._store = _Store()
         self._key: str | None = None
 
-    exact = True
+    @property
+    def capabilities(self) -> Capabilities:
+        """The wrapped index's, for the cache's one metric."""
+        wrapped = get_capabilities(self._template)
+        return Capabilities(exact=wrapped.exact, metrics=(self.metric,), sparse=wrapped.sparse, prefix_safe=True,
+                            true_distances=wrapped.true_distances)
+
+    @property
+    def exact(self) -> bool:
+        """Whether the wrapped index is exact."""
+        return self.capabilities.exact
+
+    @property
+    def wrapped(self) -> Any:
+        """The unbuilt index the cache wraps (a search other than the global top-k, such as
+        :class:`~mlneighbors.neighbors.LabelRestrictedIndex`'s, builds and queries it directly)."""
+        return self._template
 
     @property
     def name(self) -> str:
@@ -121,8 +142,6 @@ class NeighborCache:
     def build(self, X: Any) -> NeighborCache:
         key = fingerprint(X)
         if key not in self._store.indexes:
-            from ._registry import resolve_backend
-
             self._store.indexes[key] = resolve_backend(self._template, self.metric, None).build(X)
         self._key = key
         index = self._store.indexes[key]
@@ -133,6 +152,7 @@ class NeighborCache:
     def query(self, Q: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
         if self._key is None:
             raise ValueError("this NeighborCache is not built yet; call build(X) first")
+        k = check_k(k, self.n_samples_fit_)  # before a cached result is sliced with it
         index = self._store.indexes[self._key]
         slot = (self._key, fingerprint(Q))
         cached = self._store.results.get(slot)

@@ -44,7 +44,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._config import block_rows, get_config
-from ._base import BaseIndex, check_data, check_positive_int, import_optional, unbuilt_copy
+from ._base import BaseIndex, check_data, check_positive_int, import_optional, is_dask_array, unbuilt_copy
+from ._capabilities import METRICS, Capabilities, get_capabilities
+from ._exact import ExactIndex
+from ._loo import drop_self
+from ._recall import RECALL_SAMPLE, sample_rows, tie_aware_recall
+from ._registry import BACKENDS, resolve_backend
 from ._sharded import merge_kneighbors
 
 __all__ = ["DaskIndex", "is_dask_array"]
@@ -61,12 +66,6 @@ _HOW_TO_START = (
     "start one first, e.g. `from distributed import Client, LocalCluster; client = Client(LocalCluster())` "
     "on this machine, or `client = Client('tcp://scheduler-address:8786')` for a running cluster"
 )
-
-
-def is_dask_array(X: Any) -> bool:
-    """Whether ``X`` is a ``dask.array.Array`` (checked without importing dask)."""
-    cls = type(X)
-    return cls.__name__ == "Array" and cls.__module__.startswith("dask.array")
 
 
 def check_dask_matrix(X: Any, *, name: str, n_features: int | None = None) -> Any:
@@ -126,8 +125,6 @@ def _query_shard(shard: _Shard, Q: Any, k: int) -> tuple[np.ndarray, np.ndarray]
 
 def _exact_shard(shard: _Shard, Q: Any, k: int, metric: str) -> tuple[np.ndarray, np.ndarray]:
     """The shard's exact top-k for a few queries (the recall of an approximate inner index)."""
-    from ._exact import ExactIndex
-
     dist, idx = ExactIndex(metric=metric, n_jobs=1).build(shard.X).query(Q, min(k, shard.X.shape[0]))
     return dist, idx + shard.start
 
@@ -281,21 +278,6 @@ def _large_graphs_expected() -> Iterator[None]:
         yield
 
 
-class _InnerExact:
-    """``exact`` of :class:`DaskIndex`: on the class, True (its default inner index is exact);
-    on an instance, whether its ``inner`` index is."""
-
-    def __get__(self, obj: Any, owner: Any = None) -> bool:
-        if obj is None:
-            return True
-        from ._registry import BACKENDS
-
-        inner = obj.inner
-        if isinstance(inner, str):
-            return inner in BACKENDS and BACKENDS[inner].exact
-        return bool(getattr(inner, "exact", False))
-
-
 class DaskIndex(BaseIndex):
     """Any index, sharded over the workers of a Dask cluster; exact with the exact inner index.
 
@@ -365,8 +347,6 @@ class DaskIndex(BaseIndex):
     """
 
     name: ClassVar[str] = "dask"
-    exact = _InnerExact()  # type: ignore[assignment]
-    supported_metrics: ClassVar[tuple[str, ...]] = ("euclidean", "cosine", "manhattan")
 
     def __init__(
         self,
@@ -401,10 +381,19 @@ class DaskIndex(BaseIndex):
         state["client"] = None
         return state
 
+    @property
+    def capabilities(self) -> Capabilities:  # type: ignore[override]
+        """The inner index's (exact, metrics, sparse rows, prefix-safe, true distances), and
+        dask arrays; no ``recall`` of its own (``inner_params`` takes it)."""
+        inner = self.inner
+        if isinstance(inner, str):
+            inner = BACKENDS[inner]() if inner in BACKENDS and inner != self.name else None
+        own = get_capabilities(inner) if inner is not None else Capabilities(metrics=METRICS)
+        return Capabilities(exact=own.exact, metrics=own.metrics, sparse=own.sparse, prefix_safe=own.prefix_safe,
+                            true_distances=own.true_distances, dask_arrays=True)
+
     # ------------------------------------------------------------------ parameters
     def _check_params(self) -> None:
-        from ._registry import BACKENDS
-
         check_positive_int(self.n_shards, "n_shards", allow_none=True)
         check_positive_int(self.recall_k, "recall_k")
         if self.client is not None and not callable(getattr(self.client, "submit", None)):
@@ -465,8 +454,6 @@ class DaskIndex(BaseIndex):
     def _build(self, X: Any) -> None:
         """Split the rows into shards and build them on the workers (X validated: array, CSR
         or dask array)."""
-        from ._registry import resolve_backend
-
         client = self._client = self._new_client()
         inner = resolve_backend(self.inner, self.metric, self.inner_params)  # bad inner: here, not on a worker
         if "recall_k" in getattr(inner, "get_params", dict)() and "recall_k" not in (self.inner_params or {}):
@@ -507,9 +494,6 @@ class DaskIndex(BaseIndex):
 
     def _measure_recall(self, client: Any, X: Any) -> float:
         """Tie-aware recall of the sharded approximate search on a seeded sample of rows."""
-        from ._loo import drop_self
-        from ._recall import RECALL_SAMPLE, sample_rows, tie_aware_recall
-
         n = X.shape[0]
         k = min(self.recall_k, n - 1)
         if k < 1:

@@ -17,10 +17,13 @@ Definitions (float64 throughout):
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 
 from .._config import CACHE_BYTES
+from ..exceptions import DataScaleWarning
 
 Matrix = np.ndarray | sp.csr_matrix
 
@@ -215,10 +218,6 @@ def check_scale(A: Matrix, name: str) -> None:
             "overflow float64; rescale the data"
         )
     if 0.0 < top < _TOO_SMALL:
-        import warnings
-
-        from ..exceptions import DataScaleWarning
-
         warnings.warn(
             f"{name}'s largest magnitude is {top:.3g}: squared distances underflow float64 and every "
             "neighbour ties at distance 0; rescale the features (e.g. sklearn's MinMaxScaler or "

@@ -51,6 +51,7 @@ import scipy.sparse as sp
 from .._config import CACHE_BYTES, working_memory_bytes
 from .._progress import task
 from ._base import BaseIndex, check_positive_int, resolve_n_jobs
+from ._capabilities import Capabilities
 from ._distance import Matrix, Reference
 from ._proxy import Bounds, ProxyModel, U, is_integral, rerank
 from ._select import first_k, kth_upper_bound, round_up, row_starts, survivor_chunks, survivors
@@ -169,8 +170,9 @@ class ExactIndex(BaseIndex):
     """
 
     name: ClassVar[str] = "exact"
-    exact: ClassVar[bool] = True
-    supported_metrics: ClassVar[tuple[str, ...]] = ("euclidean", "cosine", "manhattan")
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        exact=True, metrics=("euclidean", "cosine", "manhattan"), sparse=True, label_masking=("euclidean", "cosine")
+    )
 
     def __init__(
         self,

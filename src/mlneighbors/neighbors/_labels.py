@@ -4,7 +4,8 @@ Class-balanced kNN (BKNN) needs, for every query and every label, the ``b`` near
 rows carrying that label.  :class:`LabelRestrictedIndex` answers that question over any index
 of the package's protocol, choosing one of two designs (they give the same neighbours):
 
-- **global search with masking** (the exact engine, :class:`ExactIndex`): one distance block
+- **global search with masking** (an index that declares the metric in its
+  ``Capabilities.label_masking``: the exact engine, :class:`ExactIndex`): one distance block
   per block of queries (one float64 GEMM), then, for every label at once, the ``b`` smallest
   entries among the label's member columns.  Labels are grouped by their number of members
   into a few size classes (four per octave: at most 25 % padding); each class is one
@@ -39,6 +40,7 @@ import scipy.sparse as sp
 
 from .._config import block_rows
 from ._base import check_result, unbuilt_copy
+from ._capabilities import get_capabilities
 from ._distance import normalize_rows
 from ._loo import drop_self
 
@@ -166,7 +168,7 @@ class _PerLabelSearch:
     def __init__(self, index: Any, X: Any, Y: np.ndarray, b: int) -> None:
         self.n, self.n_labels = Y.shape
         self.b = b
-        self.exact = bool(getattr(index, "exact", False))
+        self.exact = get_capabilities(index).exact
         Yc = sp.csc_matrix(Y)
         self.members = np.split(Yc.indices.astype(np.intp), Yc.indptr[1:-1])
         # an approximate index answers top-k queries only, so labels cannot be masked out
@@ -216,9 +218,11 @@ class LabelRestrictedIndex:
     Parameters
     ----------
     index : unbuilt index object
-        An :class:`ExactIndex` gets the masked global search; any other index of the
-        protocol (``build``/``query``) is copied once per label (see the module docstring).
-        A :class:`NeighborCache` stands for the index it wraps.
+        An index whose capabilities allow masking for its metric
+        (``label_masking``: :class:`ExactIndex`) gets the masked global search; any other
+        index of the protocol (``build``/``query``) is copied once per label (see the module
+        docstring).  A :class:`NeighborCache` (an object with a ``wrapped`` index) stands for
+        the index it wraps.
     n_per_label : int
         ``b``, neighbours per label; a label with fewer members gives all of them.
 
@@ -244,7 +248,7 @@ class LabelRestrictedIndex:
 
     @property
     def exact(self) -> bool:
-        return self._search.exact if hasattr(self, "_search") else bool(getattr(self.index, "exact", False))
+        return self._search.exact if hasattr(self, "_search") else get_capabilities(self.index).exact
 
     @property
     def name(self) -> str:
@@ -281,14 +285,11 @@ class LabelRestrictedIndex:
         -------
         self : LabelRestrictedIndex
         """
-        from ._cache import NeighborCache
-        from ._exact import ExactIndex
-
         Y = Y if sp.issparse(Y) else np.asarray(Y)
         # a neighbour cache (shared by the models of a split) serves global top-k queries
         # only: the label-restricted search uses the index it wraps
-        index = self.index._template if isinstance(self.index, NeighborCache) else self.index
-        if isinstance(index, ExactIndex) and index.metric in ("euclidean", "cosine"):
+        index = getattr(self.index, "wrapped", self.index)
+        if getattr(index, "metric", None) in get_capabilities(index).label_masking:
             self._search: Any = _MaskedSearch(X, Y, self.n_per_label, index.metric)
         else:
             self._search = _PerLabelSearch(index, X, Y, self.n_per_label)

@@ -101,8 +101,13 @@ def loo_kneighbors(
         Q = X if rows is None else X[queried]  # X itself: an index may recognise its own rows
         found = search(index, Q, k + 1, validated=validated)
     dist, idx = check_result(*found, len(queried), k + 1, n, index)
-    if np.any((idx == queried[:, None]).sum(axis=1) > 1):
-        raise ValueError("the index returned a row more than once among its own neighbours")
+    repeated = np.flatnonzero((idx == queried[:, None]).sum(axis=1) > 1)
+    if repeated.size:
+        i = repeated[0]
+        raise ValueError(
+            f"the index returned row {queried[i]} more than once among its own neighbours "
+            f"{idx[i].tolist()}; a row may appear once (leave-one-out removes it)"
+        )
     return drop_self(dist, idx, queried, k)
 
 

@@ -27,6 +27,11 @@ from typing import Any
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ._base import is_dask_array
+from ._capabilities import get_capabilities
+from ._exact import ExactIndex
+from ._loo import loo_kneighbors
+
 __all__ = ["DEFAULT_RECALL", "RECALL_SAMPLE", "calibrate", "estimate_recall", "exact_loo", "recall_error",
            "sample_rows", "tie_aware_recall"]
 
@@ -86,9 +91,6 @@ def recall_error(recall: float, n_rows: int) -> float:
 
 def exact_loo(X: Any, metric: str, rows: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """The exact leave-one-out k nearest neighbours of ``X[rows]`` among all rows of ``X``."""
-    from ._exact import ExactIndex
-    from ._loo import loo_kneighbors
-
     return loo_kneighbors(ExactIndex(metric=metric).build(X), X, k, rows=rows, validated=True)
 
 
@@ -141,14 +143,11 @@ def estimate_recall(index: Any, X: Any, k: int, metric: str) -> float:
     here on a seeded sample of :data:`RECALL_SAMPLE` rows (NaN for rows that are not in this
     process: a dask array).
     """
-    if getattr(index, "exact", False):
+    if get_capabilities(index).exact:
         return 1.0
     own = getattr(index, "recall_", None)
     if own is not None:
         return float(own)
-    from ._dask import is_dask_array
-    from ._loo import loo_kneighbors
-
     n = X.shape[0]
     k = min(int(k), n - 1)
     if k < 1:

@@ -1,33 +1,60 @@
-"""Backend names, ``get_index`` and ``resolve_backend`` (what every estimator calls)."""
+"""Backend names, ``get_index`` and ``resolve_backend`` (what every estimator calls).
+
+The registry names each backend's class as ``"module:Class"`` and imports it on first use, so
+the wrappers that take a backend by name (Dask's shards, ``"auto"``, the neighbour cache) can
+use the registry while it names them: no module of this package imports another that imports
+it back.
+"""
 
 from __future__ import annotations
 
+import importlib
 import inspect
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ._approximate import FaissHNSWIndex, FaissIVFIndex, HnswlibIndex, PyNNDescentIndex
-from ._auto import AutoIndex
-from ._base import METRICS, BaseIndex, check_metric, unbuilt_copy
-from ._dask import DaskIndex
-from ._exact import ExactIndex
-from ._torch import TorchIndex
-from ._window import PCAWindowIndex
+from ._base import BaseIndex, check_metric, unbuilt_copy
+from ._capabilities import METRICS, get_capabilities
 
 __all__ = ["BACKENDS", "get_index", "resolve_backend"]
 
-#: registered backend name -> index class ("exact" is the default everywhere)
-BACKENDS: dict[str, type[BaseIndex]] = {
-    "exact": ExactIndex,
-    "auto": AutoIndex,
-    "torch": TorchIndex,
-    "faiss-ivf": FaissIVFIndex,
-    "faiss-hnsw": FaissHNSWIndex,
-    "hnswlib": HnswlibIndex,
-    "pynndescent": PyNNDescentIndex,
-    "pca-window": PCAWindowIndex,
-    "dask": DaskIndex,
-}
+
+class _Registry(Mapping[str, type[BaseIndex]]):
+    """Backend name -> index class, each class imported when it is first looked up."""
+
+    def __init__(self, paths: dict[str, str]) -> None:
+        self._paths = paths
+        self._classes: dict[str, type[BaseIndex]] = {}
+
+    def __getitem__(self, name: str) -> type[BaseIndex]:
+        if name not in self._classes:
+            module, _, attr = self._paths[name].partition(":")
+            self._classes[name] = getattr(importlib.import_module(module, __package__), attr)
+        return self._classes[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+    def __repr__(self) -> str:
+        return "{" + ", ".join(f"{name!r}: {path!r}" for name, path in self._paths.items()) + "}"
+
+
+#: registered backend name -> index class ("exact" is the default everywhere); a read-only
+#: mapping whose classes are imported on first look-up
+BACKENDS: Mapping[str, type[BaseIndex]] = _Registry({
+    "exact": "._exact:ExactIndex",
+    "auto": "._auto:AutoIndex",
+    "torch": "._torch:TorchIndex",
+    "faiss-ivf": "._approximate:FaissIVFIndex",
+    "faiss-hnsw": "._approximate:FaissHNSWIndex",
+    "hnswlib": "._approximate:HnswlibIndex",
+    "pynndescent": "._approximate:PyNNDescentIndex",
+    "pca-window": "._window:PCAWindowIndex",
+    "dask": "._dask:DaskIndex",
+})
 
 
 def get_index(name: str = "exact", *, metric: str | None = None, **params: Any) -> BaseIndex:
@@ -68,13 +95,16 @@ def get_index(name: str = "exact", *, metric: str | None = None, **params: Any) 
     if not isinstance(name, str) or name not in BACKENDS:
         raise ValueError(f"Unknown backend {name!r}; valid backends are {sorted(BACKENDS)}")
     cls = BACKENDS[name]
-    metric = cls.supported_metrics[0] if metric is None else metric
-    check_metric(metric, cls.supported_metrics, name)
     valid = [p for p in inspect.signature(cls.__init__).parameters if p not in ("self", "metric")]
     unknown = sorted(set(params) - set(valid))
     if unknown:
         raise TypeError(f"backend {name!r} got unexpected parameter(s) {unknown}; valid parameters are {valid}")
-    return cls(metric=metric, **params)
+    index = cls(**params)
+    metrics = get_capabilities(index).metrics
+    metric = metrics[0] if metric is None else metric
+    check_metric(metric, metrics, name)
+    index.set_params(metric=metric)
+    return index
 
 
 def resolve_backend(

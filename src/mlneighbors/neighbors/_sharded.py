@@ -17,6 +17,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from ._base import check_data, check_k, check_positive_int, check_result, unbuilt_copy
+from ._capabilities import Capabilities, get_capabilities
 
 __all__ = ["ShardedIndex", "merge_kneighbors"]
 
@@ -99,8 +100,17 @@ class ShardedIndex(BaseEstimator):
         return getattr(self.index, "metric", "euclidean")
 
     @property
+    def capabilities(self) -> Capabilities:
+        """The shards' index's: the merge by (distance, row) keeps exactness, the tie rule and
+        the prefix property."""
+        own = get_capabilities(self.index)
+        return Capabilities(exact=own.exact, metrics=own.metrics, sparse=own.sparse, prefix_safe=own.prefix_safe,
+                            true_distances=own.true_distances)
+
+    @property
     def exact(self) -> bool:
-        return bool(getattr(self.index, "exact", False))
+        """Whether the shards' index is exact."""
+        return self.capabilities.exact
 
     def build(self, X: Any) -> ShardedIndex:
         """Split the rows of ``X`` into shards and build one index per shard.

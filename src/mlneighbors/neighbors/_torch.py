@@ -27,13 +27,15 @@ How a block of queries is answered
 
 Device memory
 -------------
-The index is stored once on the device (float32, ``n x (d + 2)``) when it takes at most half
-of the budget (``memory_budget``, else the free device memory from
-``torch.cuda.mem_get_info``); otherwise it is cut into shards that stream through the device
-at every query, each shard's exact top-k merged by (distance, row) like
-:class:`~mlneighbors.neighbors.ShardedIndex`.  Blocks of queries are sized from what is left.
-An out-of-memory error of the device is caught: the cache is released, the block (or shard)
-halved and the work retried; a single row that still does not fit raises ``MemoryError``.
+The plan (``_torch_plan``: the budget, the shard and block sizes, the candidates, the key
+type, densified or sparse queries) is made apart from the search.  The index is stored once
+on the device (float32, ``n x (d + 2)``) when it takes at most half of the budget
+(``memory_budget``, else the free device memory from ``torch.cuda.mem_get_info``); otherwise
+it is cut into shards that stream through the device at every query, each shard's exact top-k
+merged by (distance, row) like :class:`~mlneighbors.neighbors.ShardedIndex`.  Blocks of
+queries are sized from what is left.  An out-of-memory error of the device is caught: the
+cache is released, the block (or shard) halved and the work retried; a single row that still
+does not fit raises ``MemoryError``.
 
 Host threads finish the blocks (reference distances, re-ranking) while the device computes
 the next ones.
@@ -54,39 +56,16 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._config import working_memory_bytes
-from ._base import BaseIndex, import_optional, resolve_n_jobs
+from ._base import BaseIndex, import_optional
+from ._capabilities import Capabilities
 from ._distance import Matrix, Reference
 from ._exact import _thread_pool
 from ._proxy import EXACT_INT, Bounds, ProxyModel, QueryTerms, rerank
 from ._select import round_up
 from ._sharded import merge_kneighbors
+from ._torch_plan import DevicePlan, candidates, choose_strategy, key_dtype, padded_width
 
 __all__ = ["TorchIndex"]
-
-_MiB = 2**20
-# the GEMM's inner dimension is padded to a multiple of this many columns (aligned rows)
-_PAD = 8
-# at most this many entries in one proxy block (kernels indexed with 32-bit integers)
-_MAX_BLOCK_ELEMENTS = 2**31 - 1
-# the index may take this share of the device budget; the blocks of queries the rest
-_INDEX_SHARE = 0.5
-# share of the free device memory taken when no memory_budget is given
-_FREE_SHARE = 0.9
-# bytes of device temporaries per float32 proxy entry (the block, the keys, topk's work)
-_ENTRY_BYTES = 16
-# host threads that finish blocks while the device computes the next ones
-_HOST_WORKERS = 4
-# candidates beyond k taken by topk (at least): room for near-ties at the k-th distance
-_EXTRA_CANDIDATES = 16
-# cost model for sparse data (nanoseconds per proxy entry): the GEMM on densified rows per
-# column of the padded inner dimension; torch's sparse CSR product per entry and per stored
-# query value; measured with benchmarks/gpu.py on a 2-core AMD EPYC (cpu).  Not measured on a
-# GPU yet (None): there "auto" densifies, the dense GEMM being what the raw floor runs;
-# benchmarks/gpu.py prints the constants to put here
-_COST: dict[str, dict[str, float] | None] = {
-    "cuda": None,
-    "cpu": {"gemm": 0.04, "sparse_entry": 6.0, "sparse_value": 0.3},
-}
 
 
 def _import_torch() -> ModuleType:
@@ -271,8 +250,7 @@ class TorchIndex(BaseIndex):
     """
 
     name: ClassVar[str] = "torch"
-    exact: ClassVar[bool] = True
-    supported_metrics: ClassVar[tuple[str, ...]] = ("euclidean", "cosine")
+    capabilities: ClassVar[Capabilities] = Capabilities(exact=True, metrics=("euclidean", "cosine"), sparse=True)
 
     def __init__(
         self,
@@ -321,11 +299,10 @@ class TorchIndex(BaseIndex):
         torch = _import_torch()
         self._device_name = resolve_device(torch, self.device)
         self._ref = Reference(X, self.metric)
-        self._model = ProxyModel(X, self._ref, "float32")
+        self._model = ProxyModel(X, self._ref, "float32")  # the precision: float32 but for very many features
         # euclidean rows carry ||x||^2 and a 1 (the query's ||q||^2 when the proxy is exact)
-        self._width = -(-(X.shape[1] + 2 * self._model.extra) // _PAD) * _PAD
-        self._row_bytes = self._width * self._model.dtype.itemsize
-        self._strategy = self._pick_strategy(X)
+        self._width = padded_width(X.shape[1], self._model.extra)
+        self._strategy = choose_strategy(X, self.sparse_strategy, self._device_name, self._width)
         self._shards: list[_Shard] | None = None
         self._shard_rows: int | None = None
         self._resident(torch)  # on the device now: a lack of memory shows at build
@@ -336,40 +313,16 @@ class TorchIndex(BaseIndex):
             self._device_name = resolve_device(torch, self.device)
         return self._device_name
 
-    def _pick_strategy(self, X: Matrix) -> str:
-        if not sp.issparse(X) or self.sparse_strategy == "densify":
-            return "dense"
-        if self.sparse_strategy == "sparse":
-            return "sparse"
-        cost = _COST["cuda" if self._device_name.startswith("cuda") else "cpu"]
-        if cost is None:
-            return "dense"
-        values = X.nnz / X.shape[0] + 1  # stored values per query row (estimated from X), + norm
-        t_sparse = cost["sparse_entry"] + cost["sparse_value"] * values
-        return "sparse" if t_sparse < cost["gemm"] * self._width else "dense"
-
-    def _budget(self, torch: ModuleType) -> float:
-        """Bytes of device memory for the index (when stored there) and the temporaries."""
-        if self.memory_budget is not None:
-            return self.memory_budget * _MiB
-        dev = self._device(torch)
-        if dev == "cpu":
-            return math.inf
-        free, _ = torch.cuda.mem_get_info(dev)
-        cached = torch.cuda.memory_reserved(dev) - torch.cuda.memory_allocated(dev)
-        return _FREE_SHARE * (free + cached) + self._shard_bytes(getattr(self, "_shards", None) or [])
-
-    def _shard_bytes(self, shards: list[_Shard]) -> int:
-        return sum(self._row_bytes * (s.stop - s.start) for s in shards)
+    def _plan(self, torch: ModuleType) -> DevicePlan:
+        """The memory plan on the device of now (again after unpickling)."""
+        return DevicePlan(n_rows=self._ref.n_samples, width=self._width, dtype=self._model.dtype,
+                          device=self._device(torch), memory_budget=self.memory_budget)
 
     def _temporary_bytes(self, torch: ModuleType, shard: _Shard) -> float:
         """Bytes for the temporaries of a query while ``shard`` is on the device."""
-        if self.memory_budget is None and self._device(torch) == "cpu":
-            return working_memory_bytes()
-        budget = self._budget(torch)
-        if self.memory_budget is None:  # the free memory: a streamed shard is already out of it
-            return budget - self._shard_bytes(self._shards or [])
-        return budget - self._shard_bytes([shard])
+        plan = self._plan(torch)
+        resident = sum(s.stop - s.start for s in self.__dict__.get("_shards") or [])
+        return plan.temporary_bytes(plan.free_memory(torch), resident, shard.stop - shard.start)
 
     def _resident(self, torch: ModuleType) -> list[_Shard] | None:
         """The index stored on the device, or None when it streams in shards.
@@ -380,9 +333,8 @@ class TorchIndex(BaseIndex):
         n = self._ref.n_samples
         if getattr(self, "_shard_rows", None) is None:
             self._shards = None
-            budget = self._budget(torch)
-            fits = n if budget == math.inf else int(_INDEX_SHARE * budget // self._row_bytes)
-            self._shard_rows = min(n, max(1, fits))
+            plan = self._plan(torch)
+            self._shard_rows = plan.shard_rows(plan.free_memory(torch))
         if self._shards is None and self._shard_rows == n:
             try:
                 self._shards = [self._upload(torch, 0, n)]
@@ -400,7 +352,7 @@ class TorchIndex(BaseIndex):
         shape = (self._width, b - a) if transposed else (b - a, self._width)
         buffer = torch.zeros(shape, dtype=getattr(torch, model.dtype.name), device=dev)
         rows = buffer.T if transposed else buffer
-        step = max(1, working_memory_bytes() // (16 * max(d, 1)))
+        step = DevicePlan.upload_rows(d)
         for lo in range(a, b, step):
             hi = min(lo + step, b)
             rows[lo - a : hi - a, :d] = self._to_device(torch, model.scaled_rows(lo, hi).astype(model.dtype))
@@ -424,9 +376,6 @@ class TorchIndex(BaseIndex):
                 check_invariants=False,
             ).to(dev)
         return csr if sparse else csr.to_dense()
-
-    def _entry_bytes(self) -> int:
-        return _ENTRY_BYTES * self._model.dtype.itemsize // 4
 
     def _release(self, torch: ModuleType) -> None:
         if self._device(torch).startswith("cuda"):
@@ -485,12 +434,11 @@ class TorchIndex(BaseIndex):
         """The exact k nearest rows of the shard for every query (global row numbers)."""
         nq = Q.shape[0]
         n = shard.stop - shard.start
-        take = min(n, k + max(_EXTRA_CANDIDATES, k // 2))
+        take = candidates(k, n)
         dist = np.empty((nq, k), dtype=np.float64)
         idx = np.empty((nq, k), dtype=np.intp)
-        free = self._temporary_bytes(torch, shard)
-        row_bytes = self._entry_bytes() * n + 2 * self._row_bytes + 32 * take
-        rows = int(max(1, min(nq, free // row_bytes, _MAX_BLOCK_ELEMENTS // n)))
+        plan = self._plan(torch)
+        rows = plan.query_rows(nq, n, take, self._temporary_bytes(torch, shard))
 
         def launch(a: int, b: int) -> _Block:
             return self._launch(torch, shard, Q, a, b, k, take)
@@ -498,7 +446,7 @@ class TorchIndex(BaseIndex):
         # host threads finish blocks (reference distances, re-ranking; numpy releases the GIL)
         # while this thread queues the next blocks on the device; a few blocks at most wait
         # (on the CPU device torch's own threads take the cores: one host thread)
-        workers = 1 if self._device(torch) == "cpu" else min(_HOST_WORKERS, resolve_n_jobs(None))
+        workers = plan.host_workers()
         pool = _thread_pool(workers)
         pending: deque[Future] = deque()
         for _, _, block in self._halving(torch, nq, rows, launch, "query row"):
@@ -548,7 +496,7 @@ class TorchIndex(BaseIndex):
         keys = None
         if exact:
             n = shard.stop - shard.start
-            dtype = torch.int32 if (top + 1) * n < 2**31 - 1 else torch.int64  # the largest key
+            dtype = getattr(torch, key_dtype(top, n))  # the largest key fits
             if dtype not in shard.arange:
                 shard.arange[dtype] = torch.arange(n, dtype=dtype, device=dev)
             keys = (n, dtype, shard.arange[dtype])
@@ -607,8 +555,7 @@ class TorchIndex(BaseIndex):
         n = shard.stop - shard.start
         rows_out, cols_out = [], []
         qb_short = block.qb[short]
-        free = self._temporary_bytes(torch, shard)
-        rows = int(max(1, min(len(short), _MAX_BLOCK_ELEMENTS // n, free // (self._entry_bytes() * n))))
+        rows = self._plan(torch).rescan_rows(len(short), n, self._temporary_bytes(torch, shard))
 
         def run(a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
             # the block's own terms (its factor w): the proxies the thresholds are about

@@ -20,6 +20,7 @@ from sklearn.decomposition import PCA
 
 from .._config import block_rows
 from ._base import BaseIndex, check_positive_int
+from ._capabilities import Capabilities
 from ._distance import Matrix, normalize_rows
 
 __all__ = ["MAX_COMPONENTS", "PCAWindowIndex", "window_starts"]
@@ -163,8 +164,8 @@ class PCAWindowIndex(BaseIndex):
     """
 
     name: ClassVar[str] = "pca-window"
-    exact: ClassVar[bool] = False
-    supported_metrics: ClassVar[tuple[str, ...]] = ("cosine",)
+    # distances in the projected, centred space: not the cosine distances of the rows given
+    capabilities: ClassVar[Capabilities] = Capabilities(metrics=("cosine",), sparse=True, true_distances=False)
 
     def __init__(self, *, metric: str = "cosine", n_components: int | float | None = 0.95,
                  n_candidates: int = 80) -> None:
