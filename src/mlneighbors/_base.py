@@ -5,14 +5,15 @@
 - **the estimator contract**: ``fit`` checks the parameters (``_constraints``,
   ``mlneighbors._params``), validates the rows and the target (``mlneighbors._targets``; a dask
   array through ``mlneighbors._dask``), sets ``n_neighbors_``, ``classes_`` and ``n_labels_``,
-  builds the index and hands the model its training data; ``predict`` and ``predict_proba``
-  answer a 2-D indicator target with (n, n_labels) arrays and a 1-D target with classes (lazily
+  builds the index and hands the model its training data; ``predict`` returns the (n,
+  n_labels) indicator (for a 1-D target, the classes) and ``predict_proba`` the scores (lazily
   for a dask array of queries); ``predict_top_k`` ranks the labels; scikit-learn's tags say
   multi-label, multi-output and sparse input;
 - **the neighbour questions**: :meth:`~KNeighborsMultilabelBase.kneighbors` (``X=None``: the
   leave-one-out neighbours of the training rows, each row's own index left out), the
   leave-one-out membership counts that ``fit`` learns from (``_loo_counts``), and the queries'
-  neighbours in blocks sized from the working memory, which ``predict`` scores block by block.
+  neighbours, which ``predict`` scores a block of rows at a time (blocks sized from the working
+  memory).
 
 The index itself (made from ``backend=``, built, rebuilt after loading, saved or not) is
 :class:`~mlneighbors._index.IndexLifecycle`'s; the version stamp of a saved model
@@ -158,7 +159,7 @@ class KNeighborsMultilabelBase(IndexLifecycle, VersionedState, MultiOutputMixin,
         return X, Y
 
     def _check_params(self, n_samples: int) -> None:
-        """Checks of the subclass parameters that need the data (after n_neighbors)."""
+        """Checks of the subclass's parameters that need the data (``n_neighbors_`` is set)."""
 
     def _fit_labels(self, X: Any, Y: Any) -> None:  # pragma: no cover - abstract
         """Learn the label statistics from the training rows ``X`` and their labels ``Y``."""
@@ -236,7 +237,8 @@ class KNeighborsMultilabelBase(IndexLifecycle, VersionedState, MultiOutputMixin,
     # -- predict -----------------------------------------------------------------------
 
     def _score_block(self, neighbors: np.ndarray, X: Any) -> tuple[np.ndarray, np.ndarray]:
-        """Scores in (0, 1) and decisions for one block of queries."""
+        """The scores in [0, 1] (float64) and the decisions (bool), both (m, n_labels), of a
+        block of ``m`` validated queries ``X`` whose (m, k) neighbour rows are ``neighbors``."""
         raise NotImplementedError  # pragma: no cover - abstract
 
     def _scores_and_decisions(self, X: Any) -> tuple[np.ndarray, np.ndarray]:

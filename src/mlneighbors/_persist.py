@@ -52,6 +52,7 @@ import scipy.sparse as sp
 import mlneighbors  # the package: its __version__ is read whenever a model is saved or loaded
 
 from ._files import atomic_path
+from ._imports import import_skops_io
 from ._registry import ESTIMATORS
 from .exceptions import ModelFileError, VersionWarning
 from .neighbors import BACKENDS, NeighborCache, ShardedIndex
@@ -108,8 +109,6 @@ TRUSTED_TYPES: list[str] = [
 
 
 def _skops_io() -> Any:
-    from ._imports import import_skops_io
-
     try:
         return import_skops_io()
     except ImportError as exc:

@@ -24,6 +24,7 @@ from ._base import KNeighborsMultilabelBase
 from ._config import block_rows
 from ._dask import lazy_on_dask
 from ._params import HasMethods, Instance, Integer, Options, Real
+from .neighbors import LabelRestrictedIndex
 
 __all__ = ["BKNN", "balanced_scores", "learn_thresholds", "signal_pvalues"]
 
@@ -493,8 +494,6 @@ class BKNN(KNeighborsMultilabelBase):
             raise ValueError(f"sigma must be 'auto' or a finite number > 0, got {self.sigma!r}")
 
     def _build_index(self, X: Any, Y: np.ndarray) -> Any:
-        from .neighbors import LabelRestrictedIndex
-
         return LabelRestrictedIndex(self._make_index(), self.n_per_label).build(X, Y)
 
     def _fit_labels(self, X: Any, Y: Any) -> None:
