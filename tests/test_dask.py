@@ -214,7 +214,7 @@ def test_a_cluster_without_workers_fails_instead_of_hanging(rng):
 # ------------------------------------------------------------------ the models
 
 
-@pytest.mark.parametrize("model", MODELS, ids=repr)
+@pytest.mark.parametrize("model", MODELS)
 def test_every_model_on_the_cluster_predicts_as_exact(client, rng, model):
     X, Y, Q = corner_data(rng, "empty", n_features=4, continuous=True)
     reference = _with_backend(clone(model), "exact").fit(X, Y)
@@ -253,6 +253,26 @@ def test_fit_on_a_dask_array_keeps_the_rows_on_the_cluster(client, rng):
     np.testing.assert_array_equal(model.predict(da.from_array(Q, chunks=5)).compute(), reference.predict(Q))
     with pytest.raises(ValueError, match=r"dask array X: fit it with backend='dask'.*X.compute\(\)"):
         MLkNN(4).fit(Xd, Y)
+    with pytest.raises(ValueError, match=r"BLDA takes rows in memory .*not a dask array: pass X.compute\(\)"):
+        mlneighbors.BLDA().fit(Xd, Y)
+
+
+def test_a_model_fitted_on_a_dask_array_is_refused_at_save(client, rng, tmp_path):
+    """Its training rows are on the cluster: save says so and writes nothing; the same model
+    fitted on rows in memory saves, and the loaded one searches on the cluster again."""
+    pytest.importorskip("skops.io")
+    from sklearn.pipeline import Pipeline
+
+    X, Y, Q = corner_data(rng, "empty", n_features=4, continuous=True)
+    path = tmp_path / "model.skops"
+    on_cluster = MLkNN(4, backend="dask").fit(da.from_array(X, chunks=(9, -1)), Y)
+    for model, what in ((on_cluster, "MLkNN"), (Pipeline([("knn", on_cluster)]), "MLkNN \\(parameter 'knn'\\)")):
+        with pytest.raises(ValueError, match=f"cannot save {what}: it was fitted on a dask array.*X.compute"):
+            mlneighbors.save(model, path)
+        assert list(tmp_path.iterdir()) == []
+    in_memory = MLkNN(4, backend="dask").fit(X, Y)
+    mlneighbors.save(in_memory, path)
+    np.testing.assert_array_equal(mlneighbors.load(path).predict(Q), MLkNN(4).fit(X, Y).predict(Q))
 
 
 # ------------------------------------------------------------------ the command line

@@ -2,25 +2,36 @@
 
 from __future__ import annotations
 
+import json
 import pickle
+import zipfile
 
 import joblib
 import numpy as np
 import pytest
+from sklearn.base import clone
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import MinMaxScaler
 
 import mlneighbors
-from mlneighbors import BKNN, BLDA, BRkNN, DMLkNN, HybridKNN, LAMLkNN, LPkNN, MLkNN
+from mlneighbors import BKNN, BLDA, MLkNN
 from mlneighbors.exceptions import ModelFileError, VersionWarning
+from mlneighbors.neighbors import BACKENDS, ExactIndex, NeighborCache, ShardedIndex, get_index
+
+from .registry import models
 
 sio = pytest.importorskip("skops.io")
 
-MODELS = [
-    MLkNN(3), BRkNN(3, extension="b"), LPkNN(3), DMLkNN(3, delta=1), LAMLkNN(3, n_clusters=2, random_state=0),
-    BKNN(2), HybridKNN(3, n_candidates=10), HybridKNN(3, backend="exact"),
-    Pipeline([("scale", MinMaxScaler()), ("blda", BLDA()), ("bknn", BKNN(2))]),
-]
+#: every model of the registry, and a Pipeline of a scaler, the BLDA projection and BKNN
+MODELS = models() + [pytest.param(Pipeline([("scale", MinMaxScaler()), ("blda", BLDA()), ("bknn", BKNN(2))]),
+                                  id="scale-blda-bknn")]
+
+
+def _outputs(model, Q):
+    """What a fitted model answers: its predictions and scores, or its projection."""
+    if hasattr(model, "predict"):
+        return [model.predict(Q), model.predict_proba(Q)]
+    return [model.transform(Q)]
 
 
 @pytest.fixture
@@ -30,38 +41,114 @@ def data(rng):
     return X, Y, rng.normal(size=(12, 5))
 
 
-@pytest.mark.parametrize("model", MODELS, ids=repr)
+@pytest.mark.parametrize("model", MODELS)
 def test_save_and_load_predict_identically(model, data, tmp_path):
     X, Y, Q = data
-    model = model.fit(X, Y)
+    model = clone(model).fit(X, Y)
     path = tmp_path / "model.skops"
     mlneighbors.save(model, path)
     assert sio.get_untrusted_types(file=path) == sorted(
         t for t in sio.get_untrusted_types(file=path) if t in mlneighbors.TRUSTED_TYPES
     )  # every type skops does not trust by itself is one of ours
     for loaded in (mlneighbors.load(path), sio.load(path, trusted=mlneighbors.TRUSTED_TYPES)):
-        np.testing.assert_array_equal(loaded.predict(Q), model.predict(Q))
-        np.testing.assert_array_equal(loaded.predict_proba(Q), model.predict_proba(Q))
+        for got, want in zip(_outputs(loaded, Q), _outputs(model, Q), strict=True):
+            np.testing.assert_array_equal(got, want)
 
 
-@pytest.mark.parametrize("model", [MLkNN(3), BKNN(2), HybridKNN(3, backend="exact")], ids=repr)
+@pytest.mark.parametrize("model", models())
 def test_a_model_of_sparse_rows_saves_too(model, data, tmp_path):
     import scipy.sparse as sp
 
     X, Y, Q = data
     X, Q = sp.csr_matrix(np.where(X > 0.3, X, 0)), sp.csr_matrix(np.where(Q > 0.3, Q, 0))
-    model = model.fit(X, Y)
+    model = clone(model).fit(X, Y)
     mlneighbors.save(model, tmp_path / "m.skops")
-    np.testing.assert_array_equal(mlneighbors.load(tmp_path / "m.skops").predict_proba(Q), model.predict_proba(Q))
+    for got, want in zip(_outputs(mlneighbors.load(tmp_path / "m.skops"), Q), _outputs(model, Q), strict=True):
+        np.testing.assert_array_equal(got, want)
 
 
-@pytest.mark.parametrize("model", MODELS[:2] + MODELS[5:6], ids=repr)
+@pytest.mark.parametrize("model", MODELS)
 def test_pickle_and_joblib_keep_working(model, data, tmp_path):
     X, Y, Q = data
-    model = model.fit(X, Y)
+    model = clone(model).fit(X, Y)
     joblib.dump(model, tmp_path / "m.joblib")
     for loaded in (pickle.loads(pickle.dumps(model)), joblib.load(tmp_path / "m.joblib")):
-        np.testing.assert_array_equal(loaded.predict_proba(Q), model.predict_proba(Q))
+        for got, want in zip(_outputs(loaded, Q), _outputs(model, Q), strict=True):
+            np.testing.assert_array_equal(got, want)
+
+
+#: the library a backend needs (the optional extras), and the slow ones (pynndescent compiles)
+_LIBRARY = {"torch": "torch", "faiss-ivf": "faiss", "faiss-hnsw": "faiss", "hnswlib": "hnswlib",
+            "pynndescent": "pynndescent"}
+_SLOW = {"pynndescent": [pytest.mark.slow]}
+
+
+def _index_objects():
+    """The name of every registered backend whose index a model takes as an object (the Dask
+    one needs a cluster: tests/test_dask.py; the PCA window is HybridKNN's), and the sharded
+    wrapper around the exact one."""
+    out = [pytest.param(name, id=name, marks=_SLOW.get(name, [])) for name in BACKENDS
+           if name not in ("dask", "pca-window")]
+    return out + [pytest.param("sharded", id="sharded")]
+
+
+@pytest.mark.parametrize("name", _index_objects())
+def test_a_model_given_an_index_object_saves_and_loads(name, data, tmp_path):
+    """An index object as ``backend=`` is one of the trusted types: the file loads, and the
+    object in it is unbuilt (its parameters), whatever state the object the model was given had."""
+    X, Y, Q = data
+    if name == "sharded":
+        index = ShardedIndex(ExactIndex(), n_shards=2)
+    else:
+        if name in _LIBRARY:
+            pytest.importorskip(_LIBRARY[name])
+        index = get_index(name)
+    built = clone(index).build(X)  # a built object given as backend is saved unbuilt
+    for backend in (index, built):
+        model = MLkNN(3, backend=backend).fit(X, Y)
+        path = tmp_path / "model.skops"
+        mlneighbors.save(model, path)
+        loaded = mlneighbors.load(path)
+        np.testing.assert_array_equal(loaded.predict(Q), model.predict(Q))
+        assert type(loaded.backend) is type(index) and repr(loaded.backend) == repr(index)
+        assert not hasattr(loaded.backend, "n_samples_fit_")
+
+
+def test_a_file_with_a_built_index_object_is_refused(data, tmp_path):
+    """A file whose index object holds more than its parameters (a built index, as no file
+    written by save holds) is refused before anything of it is built."""
+    X, Y, _ = data
+    path = tmp_path / "model.skops"
+    mlneighbors.save(MLkNN(3, backend=ExactIndex()).fit(X, Y), path)
+    with zipfile.ZipFile(path) as archive:
+        files = {name: archive.read(name) for name in archive.namelist()}
+    schema = json.loads(files["schema.json"])
+    backend = schema["content"]["content"]["backend"]
+    assert backend["__class__"] == "ExactIndex"
+    params = backend["content"]["content"]
+    params["_X"] = params["metric"]  # any state beside the parameters
+    files["schema.json"] = json.dumps(schema).encode()
+    forged = tmp_path / "forged.skops"
+    with zipfile.ZipFile(forged, "w") as archive:
+        for name, content in files.items():
+            archive.writestr(name, content)
+    with pytest.raises(ModelFileError, match=r"forged.skops holds a ExactIndex with more than its parameters \(_X\)"):
+        mlneighbors.load(forged)
+
+
+def test_a_model_with_a_neighbor_cache_is_refused_at_save(data, tmp_path):
+    X, Y, Q = data
+    path = tmp_path / "model.skops"
+    path.write_bytes(b"an older file")
+    cache = NeighborCache(k_max=5)
+    pipe = Pipeline([("scale", MinMaxScaler()), ("model", MLkNN(3, backend=cache))]).fit(X, Y)
+    for model, key in ((pipe["model"], "backend"), (pipe, "model__backend")):
+        with pytest.raises(ValueError, match=f"parameter '{key}' is a NeighborCache.*set_params\\({key}='exact'\\)"):
+            mlneighbors.save(model, path)
+        assert path.read_bytes() == b"an older file"  # nothing written
+    pipe.set_params(model__backend="exact")  # what the message says to do
+    mlneighbors.save(pipe, path)
+    np.testing.assert_array_equal(mlneighbors.load(path).predict(Q), pipe.predict(Q))
 
 
 def test_saving_leaves_the_model_as_it_was(data):

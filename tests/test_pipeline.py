@@ -11,12 +11,15 @@ import sys
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 from sklearn.pipeline import Pipeline as SklearnPipeline
 from sklearn.preprocessing import MinMaxScaler, StandardScaler
 
 import mlneighbors
-from mlneighbors import BKNN, BLDA, BRkNN, LPkNN, MLkNN, Pipeline
+from mlneighbors import BLDA, MLkNN, Pipeline
 from mlneighbors.cli import main
+
+from .registry import classifiers
 
 sio = pytest.importorskip("skops.io")
 
@@ -28,12 +31,12 @@ def data(rng):
     return X, Y, rng.normal(size=(12, 5)) * [1, 10, 100, 1, 1]
 
 
-@pytest.mark.parametrize("model", [MLkNN(3), BRkNN(3, extension="a"), LPkNN(3), BKNN(2)], ids=repr)
+@pytest.mark.parametrize("model", classifiers())
 def test_top_k_is_the_final_models_after_the_transforms(model, data):
     X, Y, Q = data
-    pipe = Pipeline([("scale", StandardScaler()), ("model", model)]).fit(X, Y)
+    pipe = Pipeline([("scale", StandardScaler()), ("model", clone(model))]).fit(X, Y)
     scaler = StandardScaler().fit(X)
-    alone = model.__class__(**model.get_params()).fit(scaler.transform(X), Y)
+    alone = clone(model).fit(scaler.transform(X), Y)
     got, want = pipe.predict_top_k(Q, 3), alone.predict_top_k(scaler.transform(Q), 3)
     np.testing.assert_array_equal(got[1], want[1])
     np.testing.assert_array_equal(got[0], want[0])

@@ -162,6 +162,15 @@ def test_bad_progress_values_are_refused(value):
         mlneighbors.set_config(progress=value)
 
 
+def test_progress_without_tqdm_is_refused_when_set(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # import tqdm now raises ImportError
+    with pytest.raises(ImportError, match=r"progress=True draws tqdm bars: pip install tqdm"):
+        mlneighbors.set_config(progress=True)
+    assert mlneighbors.get_config()["progress"] is not True  # the setting unchanged
+
+
 def test_a_listener_changes_no_result(data):
     X, Y = data
     plain = ExactIndex().build(X).query(X[:100], 6)

@@ -9,22 +9,17 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
+from ._registry import ESTIMATORS as _ESTIMATORS
+
 __version__ = "0.1.0"
 
-# public name -> module that defines it
-_LAZY: dict[str, str] = {
+# public name -> module that defines it: the estimators of the registry, then the rest
+_LAZY: dict[str, str] = {entry.name: entry.module for entry in _ESTIMATORS}
+_LAZY |= {
     "load_dataset": "mlneighbors.datasets",
     "list_datasets": "mlneighbors.datasets",
     "Dataset": "mlneighbors.datasets",
     "MultilabelStratifiedKFold": "mlneighbors.model_selection",
-    "MLkNN": "mlneighbors.mlknn",
-    "BRkNN": "mlneighbors.brknn",
-    "LPkNN": "mlneighbors.lpknn",
-    "DMLkNN": "mlneighbors.dmlknn",
-    "LAMLkNN": "mlneighbors.lamlknn",
-    "BKNN": "mlneighbors.bknn",
-    "BLDA": "mlneighbors.blda",
-    "HybridKNN": "mlneighbors.hybrid",
     "cross_validate": "mlneighbors.model_selection",
     "MODELS": "mlneighbors._models",
     "TRUSTED_TYPES": "mlneighbors._persist",

@@ -87,12 +87,17 @@ def _check_working_memory(value: Any) -> float:
     return value
 
 
+#: what ``progress=True`` says when tqdm is not installed
+TQDM_MISSING = "progress=True draws tqdm bars: pip install tqdm (or pass a callable)"
+
+
 def _check_progress(value: Any) -> Any:
     if isinstance(value, bool) or callable(value):
         if value is True:
-            from ._progress import default_bars
-
-            default_bars()  # tqdm missing: say so now, not in the middle of a computation
+            try:  # tqdm missing: say so now, not in the middle of a computation
+                import tqdm  # noqa: F401  (optional: the bars are drawn by _progress)
+            except ImportError:
+                raise ImportError(TQDM_MISSING) from None
         return value
     raise ValueError(f"progress must be True, False or a callable taking a ProgressEvent, got {value!r}")
 

@@ -1,17 +1,23 @@
-"""Estimators on dask arrays: lazy predictions over query chunks, training rows left on the cluster.
+"""Estimators on dask arrays: the one place where a dask array is told apart from rows in memory.
 
-Two entry points, called by the estimator base when it is handed a ``dask.array.Array``:
+Two entry points, one for each side of an estimator:
 
-- :func:`dask_method`: ``predict`` / ``predict_proba`` / ``decision_function`` of a dask
-  array of queries is a lazy dask array with chunks ``(query row chunks, output columns)``.
-  The fitted model enters the graph once (one key, which every block depends on; Dask sends
-  it to each worker once), and each block runs the model's own method on a worker.  With
-  ``backend="dask"`` the model travels with a handle on its shards (its index), not with its
-  training rows, and every block's neighbour search is itself spread over the shards.
-- :func:`validate_dask_training_data`: ``fit`` on a dask array ``X`` with ``backend="dask"``
-  checks ``X`` without computing it and keeps it lazy; the shards are built from its chunks
-  on the workers and the leave-one-out neighbours read their queries from the shards, so the
-  rows never reach the client.  Only the labels and the (n, k) neighbour lists do.
+- :func:`training_data`, which every ``fit`` calls: rows in memory are validated with the target
+  (``mlneighbors._targets``) and checked for their scale; a dask array ``X`` with
+  ``backend="dask"`` is checked without computing it and kept lazy
+  (:func:`validate_dask_training_data`): the shards are built from its chunks on the workers and
+  the leave-one-out neighbours read their queries from the shards, so the rows never reach the
+  client.  Only the labels and the (n, k) neighbour lists do.
+- :func:`lazy_on_dask`, which decorates ``predict`` / ``predict_proba`` / ``decision_function``:
+  for a dask array of queries the output is a lazy dask array with chunks ``(query row chunks,
+  output columns)`` (:func:`dask_method`).  The fitted model enters the graph once (one key,
+  which every block depends on; Dask sends it to each worker once), and each block runs the
+  model's own method on a worker.  With ``backend="dask"`` the model travels with a handle on its
+  shards (its index), not with its training rows, and every block's neighbour search is itself
+  spread over the shards.
+
+Besides, a Dask client in ``backend_params`` is a live connection: :func:`without_clients` and
+:func:`share_clients` keep it out of a saved or shipped model and share it with a clone.
 
 Nothing here imports dask until a dask array is met.
 """
@@ -28,14 +34,17 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
+from ._targets import validate_training_data
+from .neighbors import check_scale
 from .neighbors._capabilities import get_capabilities
-from .neighbors._dask import check_dask_matrix, is_dask_array
+from .neighbors._dask import DaskIndex, check_dask_matrix, is_dask_array
 
 __all__ = [
     "dask_method",
     "is_dask_array",
     "lazy_on_dask",
     "share_clients",
+    "training_data",
     "validate_dask_training_data",
     "without_clients",
 ]
@@ -159,22 +168,41 @@ def lazy_on_dask(method: Callable) -> Callable:
     return wrapper
 
 
+def training_data(estimator: Any, X: Any, y: Any) -> tuple[Any, np.ndarray, np.ndarray | None, np.dtype | None]:
+    """The training rows and target of ``fit``, validated: ``(X, Y, classes, y_dtype)``.
+
+    Rows in memory (an array, a sparse matrix, a DataFrame...) go to
+    :func:`~mlneighbors._targets.validate_training_data` with the target, then to
+    :func:`~mlneighbors.neighbors.check_scale` (values whose squares overflow or underflow, for
+    every model's search); a dask array to :func:`validate_dask_training_data`, lazily.
+    """
+    if is_dask_array(X):
+        return validate_dask_training_data(estimator, X, y)
+    X, Y, classes, y_dtype = validate_training_data(estimator, X, y)
+    check_scale(X, "X")
+    return X, Y, classes, y_dtype
+
+
 def validate_dask_training_data(
     estimator: Any, X: Any, y: Any
 ) -> tuple[Any, np.ndarray, np.ndarray | None, np.dtype | None]:
-    """:func:`~mlneighbors._base.validate_training_data` for a dask array ``X``, which stays lazy.
+    """:func:`~mlneighbors._targets.validate_training_data` for a dask array ``X``, which stays lazy.
 
-    The target is validated as usual against a stand-in of ``X``'s shape that
-    holds no values; ``X`` itself is checked for its shape and dtype here and for its values
-    on the workers, when the shards are built.
+    The target is validated as usual against a stand-in of ``X``'s shape that holds no values;
+    ``X`` itself is checked for its shape and dtype here and for its values (and their scale) on
+    the workers, when the shards are built.  Only an estimator fitted with ``backend="dask"``
+    takes a dask array.
     """
+    if not callable(getattr(estimator, "_make_index", None)):
+        raise ValueError(
+            f"{type(estimator).__name__} takes rows in memory (an array or a sparse matrix), not a dask "
+            "array: pass X.compute()"
+        )
     if not _uses_dask(estimator):
         raise ValueError(
             f"{type(estimator).__name__} was given a dask array X: fit it with backend='dask' "
             "(the rows stay on the cluster), or pass X.compute()"
         )
-    from ._base import validate_training_data
-
     X = check_dask_matrix(X, name="X")
     _, Y, classes, y_dtype = validate_training_data(estimator, sp.csr_matrix(X.shape), y)
     return X, Y, classes, y_dtype

@@ -1,5 +1,6 @@
-"""The model registry: every model of the package by name, as the command line, the papers'
-reproductions and the benchmarks build them.
+"""The models by name, as the command line, the papers' reproductions and the benchmarks build
+them: the :attr:`~mlneighbors._registry.Estimator.models` of the registry's entries
+(``mlneighbors._registry``), each with the function that builds it.
 
 >>> from mlneighbors import list_models, make_model
 >>> list_models()[:3]
@@ -13,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from ._registry import ESTIMATORS, Estimator, Model
 
 __all__ = ["MODELS", "ModelSpec", "list_models", "make_model"]
 
@@ -41,43 +44,32 @@ class ModelSpec:
     k_param: str
 
 
-def _lazy(cls: str, **params: Any) -> Callable[[], Any]:
+def _builder(entry: Estimator, model: Model) -> Callable[[], Any]:
     def build() -> Any:
-        import mlneighbors
+        estimator = entry.load()(**(model.params or {}))
+        if not model.after:
+            return estimator
+        from sklearn.pipeline import Pipeline
 
-        return getattr(mlneighbors, cls)(**params)
+        steps = [(name.lower(), _ENTRIES[name].load()()) for name in model.after]
+        return Pipeline([*steps, (entry.name.lower(), estimator)])
 
     return build
 
 
-def _blda_bknn() -> Any:
-    from sklearn.pipeline import Pipeline
+def _spec(entry: Estimator, model: Model) -> ModelSpec:
+    if entry.k_param is None:
+        raise ValueError(f"{model.name!r}: {entry.name} has no k parameter (k_param) to set")
+    k_param = f"{entry.name.lower()}__{entry.k_param}" if model.after else entry.k_param
+    return ModelSpec(model.name, model.label, model.description, _builder(entry, model), k_param)
 
-    import mlneighbors
 
-    return Pipeline([("blda", mlneighbors.BLDA()), ("bknn", mlneighbors.BKNN())])
+_ENTRIES = {entry.name: entry for entry in ESTIMATORS}
 
-
-#: name -> :class:`ModelSpec`, in the order the command line lists them
+#: name -> :class:`ModelSpec`, in the order the command line lists them: the models of the
+#: registry's entries (``mlneighbors._registry``)
 MODELS: dict[str, ModelSpec] = {
-    spec.name: spec
-    for spec in (
-        ModelSpec("mlknn", "ML-kNN", "ML-kNN (Zhang & Zhou 2007)", _lazy("MLkNN"), "n_neighbors"),
-        ModelSpec("brknn", "BRkNN", "BRkNN", _lazy("BRkNN"), "n_neighbors"),
-        ModelSpec("brknn-a", "BRkNN-a", "BRkNN-a", _lazy("BRkNN", extension="a"), "n_neighbors"),
-        ModelSpec("brknn-b", "BRkNN-b", "BRkNN-b", _lazy("BRkNN", extension="b"), "n_neighbors"),
-        ModelSpec("lpknn", "LPkNN", "LPkNN", _lazy("LPkNN"), "n_neighbors"),
-        ModelSpec("dmlknn", "DML-kNN", "DML-kNN", _lazy("DMLkNN"), "n_neighbors"),
-        ModelSpec("lamlknn", "LAML-kNN", "LAML-kNN", _lazy("LAMLkNN"), "n_neighbors"),
-        ModelSpec("bknn", "BKNN", "class-balanced kNN (--k sets b)", _lazy("BKNN"), "n_per_label"),
-        ModelSpec("blda-bknn", "BLDA + BKNN", "BLDA projection, then BKNN (--k sets b)", _blda_bknn,
-                  "bknn__n_per_label"),
-        ModelSpec("hybrid", "Combined", "PCA hybrid kNN with the regression label model", _lazy("HybridKNN"),
-                  "n_neighbors"),
-        ModelSpec("regression", "Regression",
-                  "the hybrid kNN's label model over the exact cosine neighbours (no PCA)",
-                  _lazy("HybridKNN", backend="exact"), "n_neighbors"),
-    )
+    model.name: _spec(entry, model) for entry in ESTIMATORS for model in entry.models
 }
 
 

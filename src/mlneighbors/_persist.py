@@ -1,18 +1,28 @@
 """Saving and loading fitted models with skops: files that cannot run code.
 
 A skops file holds the objects' state as data; loading builds only the types it is told
-to trust.  :data:`TRUSTED_TYPES` lists exactly the package's own estimators (and its
-:class:`~mlneighbors.Pipeline`, what ``mlneighbors fit`` saves) and the one
-type they hold that skops does not trust by itself (scipy's CSR matrix of sparse training
-rows); the numpy and scikit-learn types they hold (arrays, KMeans, a Pipeline, a scaler)
-skops trusts itself.  :func:`load` refuses a file holding any other type with a
-:class:`~mlneighbors.exceptions.ModelFileError` naming the types: nothing is built or run.
+to trust.  :data:`TRUSTED_TYPES` lists exactly the package's own types a saved model may hold:
+its estimators (from the registry, ``mlneighbors._registry``), its
+:class:`~mlneighbors.Pipeline` (what ``mlneighbors fit`` saves), the index classes a model may
+be given as ``backend=`` objects (``mlneighbors.neighbors``), and the one type they hold that
+skops does not trust by itself (scipy's CSR matrix of sparse training rows); the numpy and
+scikit-learn types they hold (arrays, KMeans, a Pipeline, a scaler) skops trusts itself.
+:func:`load` refuses a file holding any other type with a
+:class:`~mlneighbors.exceptions.ModelFileError` naming the types: nothing is built or run.  An
+index object in a file must be unbuilt (its parameters only: a model saves its ``backend``
+object so), so that loading one never hands a library's own serialisation to the library.
 A file that is no model file (empty, a pickle, truncated, damaged...) gets the same error,
 saying what is wrong.
 
 Fitted models hold plain arrays only (no neighbour index: it is rebuilt from the training
 rows on first use; no dtype objects), so plain ``skops.io.load(path,
-trusted=mlneighbors.TRUSTED_TYPES)`` works too.  Pickle and joblib keep working.
+trusted=mlneighbors.TRUSTED_TYPES)`` works too.  Pickle and joblib keep working.  What a file
+cannot hold, :func:`save` refuses before writing anything: a model fitted on a dask array (its
+training rows are on the cluster) and a :class:`~mlneighbors.neighbors.NeighborCache` given as
+``backend`` (a store of searches shared by the models of a tuning run).
+
+Every estimator of the package remembers the mlneighbors version that saved it
+(:class:`VersionedState`).
 
 >>> import numpy as np, tempfile, os
 >>> import mlneighbors
@@ -29,47 +39,76 @@ True
 from __future__ import annotations
 
 import functools
+import inspect
 import io
 import json
 import os
+import warnings
 import zipfile
 from typing import Any
 
-from .exceptions import ModelFileError
+import scipy.sparse as sp
 
-__all__ = ["TRUSTED_TYPES", "load", "save"]
+import mlneighbors  # the package: its __version__ is read whenever a model is saved or loaded
+
+from ._files import atomic_path
+from ._imports import import_skops_io
+from ._registry import ESTIMATORS
+from .exceptions import ModelFileError, VersionWarning
+from .neighbors import BACKENDS, NeighborCache, ShardedIndex
+from .neighbors._dask import is_dask_array
+from .neighbors._saved import including_index
+from .pipeline import Pipeline, upgraded
+
+__all__ = ["TRUSTED_TYPES", "VersionedState", "load", "save"]
+
+
+class VersionedState:
+    """Saved models remember the mlneighbors version that wrote them (pickle, joblib, skops).
+
+    Loading a model written by another version warns with both versions
+    (:class:`~mlneighbors.exceptions.VersionWarning`); scikit-learn does the same for its own.
+    """
+
+    def __getstate__(self) -> dict:
+        # a copy: object.__getstate__ (which scikit-learn's defers to) returns the live
+        # __dict__ itself, and saving a model must not change it
+        state = dict(super().__getstate__())
+        state["_mlneighbors_version"] = mlneighbors.__version__
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        saved = state.pop("_mlneighbors_version", "unknown (before 0.1.0)")
+        version = mlneighbors.__version__
+        if saved != version:
+            warnings.warn(
+                f"this {type(self).__name__} was saved by mlneighbors {saved} and is loaded by "
+                f"mlneighbors {version}: it may fail or predict differently; refit it with {version}",
+                VersionWarning,
+                stacklevel=2,
+            )
+        super().__setstate__(state)
+
 
 def _qualified(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
-def _held_types() -> list[str]:
-    """The library types a fitted model holds that skops does not trust by itself: the
-    training rows of sparse data (a CSR matrix)."""
-    import scipy.sparse as sp
+#: The index classes a model may hold as its ``backend`` object, by the name skops gives them:
+#: every registered backend and the sharded wrapper (a NeighborCache is refused by save).
+_INDEX_TYPES: dict[str, type] = {_qualified(cls): cls for cls in (*BACKENDS.values(), ShardedIndex)}
 
-    return [_qualified(sp.csr_matrix)]
-
-
-#: The types a saved model may hold that skops does not trust by itself: the package's own
-#: estimators and Pipeline, and the CSR matrix of sparse training rows.  Pass them to
-#: ``skops.io.load(trusted=...)``.
-TRUSTED_TYPES: list[str] = _held_types() + [
-    "mlneighbors.bknn.BKNN",
-    "mlneighbors.blda.BLDA",
-    "mlneighbors.brknn.BRkNN",
-    "mlneighbors.dmlknn.DMLkNN",
-    "mlneighbors.hybrid.HybridKNN",
-    "mlneighbors.lamlknn.LAMLkNN",
-    "mlneighbors.lpknn.LPkNN",
-    "mlneighbors.mlknn.MLkNN",
-    "mlneighbors.pipeline.Pipeline",
+#: The types a saved model may hold that skops does not trust by itself: the CSR matrix of
+#: sparse training rows, the package's estimators (the registry's) and Pipeline, and the index
+#: classes a model may be given as ``backend=``.  Pass them to ``skops.io.load(trusted=...)``.
+TRUSTED_TYPES: list[str] = [
+    _qualified(sp.csr_matrix),
+    *sorted([entry.path for entry in ESTIMATORS] + [_qualified(Pipeline)]),
+    *sorted(_INDEX_TYPES),
 ]
 
 
 def _skops_io() -> Any:
-    from ._imports import import_skops_io
-
     try:
         return import_skops_io()
     except ImportError as exc:
@@ -96,6 +135,13 @@ def save(model: Any, path: str | os.PathLike[str], *, include_index: bool = Fals
     -------
     None
 
+    Raises
+    ------
+    ValueError
+        The model cannot be held by a file (nothing is written): it was fitted on a dask array
+        (its training rows are on the cluster), or a parameter is a
+        :class:`~mlneighbors.neighbors.NeighborCache`.
+
     Examples
     --------
     >>> import os, tempfile
@@ -110,10 +156,8 @@ def save(model: Any, path: str | os.PathLike[str], *, include_index: bool = Fals
     >>> fast = mlneighbors.MLkNN(1, backend="hnswlib").fit(X, Y)
     >>> mlneighbors.save(fast, path, include_index=True)  # load + predict build nothing
     """
-    from ._files import atomic_path
-    from .neighbors._saved import including_index
-
     sio = _skops_io()
+    _check_savable(model)
     with atomic_path(path) as tmp, including_index(include_index):
         sio.dump(model, tmp)
 
@@ -169,6 +213,7 @@ def load(path: str | os.PathLike[str]) -> Any:
         raise _damaged(path, exc) from exc
     if untrusted:
         raise _untrusted(path, untrusted)
+    _check_index_objects(path)
     try:
         model = sio.load(path, trusted=TRUSTED_TYPES)
     except UntrustedTypesFoundException as exc:  # the file changed since its types were listed
@@ -181,9 +226,65 @@ def load(path: str | os.PathLike[str]) -> Any:
     if not callable(getattr(model, "fit", None)):
         raise ModelFileError(f"{path} is not a model file: it is a skops file of a {type(model).__name__}, "
                              "not of a fitted model", path=path)
-    from .pipeline import upgraded
-
     return upgraded(model)  # an older file's scikit-learn Pipeline gains predict_top_k
+
+
+# -- what a file cannot hold --------------------------------------------------------------------
+
+
+def _parts(model: Any) -> list[tuple[str, Any]]:
+    """``model`` and every object among its parameters (a Pipeline's steps and theirs), by the
+    name ``set_params`` knows them (``""``: the model itself)."""
+    get_params = getattr(model, "get_params", None)
+    params = get_params(deep=True) if callable(get_params) else {}
+    return [("", model), *((key, value) for key, value in params.items() if not isinstance(value, str))]
+
+
+def _check_savable(model: Any) -> None:
+    """Refuse, before anything is written, a model that a skops file cannot hold."""
+    for key, part in _parts(model):
+        if isinstance(part, NeighborCache):
+            raise ValueError(
+                f"cannot save this {type(model).__name__}: its parameter {key!r} is a NeighborCache, a store of "
+                "neighbour searches shared by the models of a tuning run, which a model file does not hold; set "
+                f"{key!r} to the exact index the cache wraps (set_params({key}={part.name!r})) and save again: "
+                "the predictions are the same")
+        if is_dask_array(getattr(part, "_fit_X", None)):
+            what = type(part).__name__ + (f" (parameter {key!r})" if key else "")
+            raise ValueError(
+                f"cannot save {what}: it was fitted on a dask array, whose rows stay on the cluster, and a "
+                "model file holds the training rows; fit it on rows in memory (X.compute()) to save it")
+
+
+def _check_index_objects(path: str) -> None:
+    """Refuse a file holding an index object with more than its parameters (a built index)."""
+    with zipfile.ZipFile(path) as archive:
+        schema = json.loads(archive.read("schema.json"))
+    for node in _nodes(schema):
+        cls = _INDEX_TYPES.get(f"{node.get('__module__')}.{node.get('__class__')}")
+        if cls is None:
+            continue
+        content = node.get("content")
+        state = content.get("content") if isinstance(content, dict) else None
+        params = set(inspect.signature(cls.__init__).parameters) - {"self"}
+        extra = sorted(set(state) - params) if isinstance(state, dict) else ["(not a dict of parameters)"]
+        if extra:
+            raise ModelFileError(
+                f"{path} holds a {cls.__name__} with more than its parameters ({', '.join(map(str, extra[:5]))}): "
+                "an index object in a model file is saved unbuilt, and nothing of this file was built",
+                path=path)
+
+
+def _nodes(value: Any) -> Any:
+    """Every dict of a skops schema, depth first."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            yield item
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
 
 
 # -- what a file that is not a loadable skops file is -------------------------------------------

@@ -47,7 +47,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from ._config import _config
+from ._config import TQDM_MISSING, _config
 
 __all__ = ["ProgressEvent", "TqdmBars", "listen", "task"]
 
@@ -276,5 +276,5 @@ def default_bars() -> TqdmBars:
         try:
             _default = TqdmBars()
         except ImportError:
-            raise ImportError("progress=True draws tqdm bars: pip install tqdm (or pass a callable)") from None
+            raise ImportError(TQDM_MISSING) from None
     return _default

@@ -18,16 +18,16 @@ or one index per label for any other backend); see that module for the measured 
 
 from __future__ import annotations
 
-from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 from scipy.special import ndtr
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from ._base import KNeighborsMultilabelBase
 from ._config import block_rows
 from ._dask import lazy_on_dask
+from ._params import HasMethods, Instance, Integer, Options, Real
+from .neighbors import LabelRestrictedIndex
 
 __all__ = ["BKNN", "balanced_scores", "learn_thresholds", "signal_pvalues"]
 
@@ -457,15 +457,15 @@ class BKNN(KNeighborsMultilabelBase):
            [0, 1]])
     """
 
-    _parameter_constraints: dict = {
-        "n_per_label": [Interval(Integral, 1, None, closed="left")],
-        "sigma": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
-        "alpha": [Interval(Real, 0, 1, closed="neither")],
-        "signal_level": [Interval(Real, 0, 1, closed="neither"), None],
-        "metric": [StrOptions({"euclidean", "cosine"})],
-        "backend": [str, HasMethods(["build", "query"])],
-        "backend_params": [dict, None],
-        "n_jobs": [Integral, None],
+    _constraints: dict = {
+        "n_per_label": [Integer(1)],
+        "sigma": [Options("auto"), Real(0, closed="neither")],
+        "alpha": [Real(0, 1, closed="neither")],
+        "signal_level": [Real(0, 1, closed="neither"), None],
+        "metric": [Options("euclidean", "cosine")],
+        "backend": [Instance(str), HasMethods("build", "query")],
+        "backend_params": [Instance(dict), None],
+        "n_jobs": [Integer(), None],
     }
 
     def __init__(
@@ -497,11 +497,9 @@ class BKNN(KNeighborsMultilabelBase):
             raise ValueError(f"sigma must be 'auto' or a finite number > 0, got {self.sigma!r}")
 
     def _build_index(self, X: Any, Y: np.ndarray) -> Any:
-        from .neighbors import LabelRestrictedIndex
-
         return LabelRestrictedIndex(self._make_index(), self.n_per_label).build(X, Y)
 
-    def _fit_labels(self, Y: Any, X: Any) -> None:
+    def _fit_labels(self, X: Any, Y: Any) -> None:
         index = self._get_index()
         n = X.shape[0]
         # one search per label: the leave-one-out distances are (n, L, b) whatever Y is

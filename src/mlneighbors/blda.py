@@ -6,18 +6,19 @@ neighbor (AAAI 2010); the formulas are in ``docs/user_guide/bknn_blda.rst``.
 
 from __future__ import annotations
 
-from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import VersionedState, in_fit_order, target_classes, validate_training_data
-from ._config import working_memory_bytes
+from ._config import check_fits, working_memory_bytes
+from ._dask import training_data
+from ._params import Integer, Real, validate_params
+from ._persist import VersionedState
+from ._targets import in_fit_order, target_classes
 
 __all__ = ["BLDA"]
 
@@ -102,9 +103,9 @@ class BLDA(VersionedState, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     (6, 2)
     """
 
-    _parameter_constraints: dict = {
-        "n_components": [Interval(Integral, 1, None, closed="left"), None],
-        "reg": [Interval(Real, 0, None, closed="left")],
+    _constraints: dict = {
+        "n_components": [Integer(1), None],
+        "reg": [Real(0)],
     }
 
     def __init__(self, n_components: int | None = None, *, reg: float = 1e-3) -> None:
@@ -124,14 +125,12 @@ class BLDA(VersionedState, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         -------
         self : object
         """
-        self._validate_params()
+        validate_params(self)
         if not np.isfinite(self.reg):
             raise ValueError(f"reg must be a finite number >= 0, got {self.reg!r}")
         X, Y = self._validate_training_data(X, y)
         n, d = X.shape
         if sp.issparse(Y):
-            from ._config import check_fits
-
             check_fits(8 * Y.shape[0] * Y.shape[1], "BLDA's label matrix (n x L, float64)")
             Y = Y.toarray()
         Y = Y[:, Y.sum(axis=0) > 0].astype(np.float64)  # labels without members add nothing
@@ -221,10 +220,7 @@ class BLDA(VersionedState, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     def _validate_training_data(self, X: Any, y: Any) -> tuple[Any, np.ndarray]:
         """Features and a binary (n, n_labels) target, 1-D classes binarised (as the
         classifiers of the package do, so a Pipeline sees the same labels)."""
-        from .neighbors import check_scale
-
-        X, Y, classes, y_dtype = validate_training_data(self, X, y)
-        check_scale(X, "X")
+        X, Y, classes, y_dtype = training_data(self, X, y)
         self.classes_ = target_classes(classes, y_dtype, Y.shape[1])
         self.n_labels_ = Y.shape[1]
         return X, Y

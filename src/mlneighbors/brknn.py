@@ -6,10 +6,10 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils._param_validation import StrOptions
 
 from ._base import CountTableModel
 from ._counts import table_top_k, top_m, vote_scores
+from ._params import Options
 
 __all__ = ["BRkNN"]
 
@@ -85,9 +85,9 @@ class BRkNN(CountTableModel):
            [0, 1]])
     """
 
-    _parameter_constraints: dict = {
-        **CountTableModel._parameter_constraints,
-        "extension": [StrOptions({"a", "b"}), None],
+    _constraints: dict = {
+        **CountTableModel._constraints,
+        "extension": [Options("a", "b"), None],
     }
     _needs_loo = False
 
@@ -108,7 +108,7 @@ class BRkNN(CountTableModel):
         self.backend_params = backend_params
         self.n_jobs = n_jobs
 
-    def _fit_labels(self, Y: Any, X: Any) -> None:
+    def _fit_labels(self, X: Any, Y: Any) -> None:
         self._set_sizes = np.asarray(Y.sum(axis=1, dtype=np.int64)).ravel()
         k, L = self.n_neighbors_, Y.shape[1]
         counts = np.arange(k + 1)

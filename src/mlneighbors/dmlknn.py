@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
-from sklearn.utils._param_validation import Interval
 
 from ._base import KNeighborsMultilabelBase
 from ._counts import count_matrix, count_tables, decide, dml_votes
+from ._params import Integer, Real
 
 __all__ = ["DMLkNN"]
 
@@ -89,10 +88,10 @@ class DMLkNN(KNeighborsMultilabelBase):
            [0, 1]])
     """
 
-    _parameter_constraints: dict = {
-        **KNeighborsMultilabelBase._parameter_constraints,
-        "smoothing": [Interval(Real, 0, None, closed="left")],
-        "delta": [Interval(Integral, 0, None, closed="left")],
+    _constraints: dict = {
+        **KNeighborsMultilabelBase._constraints,
+        "smoothing": [Real(0)],
+        "delta": [Integer(0)],
     }
 
     def __init__(
@@ -114,7 +113,7 @@ class DMLkNN(KNeighborsMultilabelBase):
         self.backend_params = backend_params
         self.n_jobs = n_jobs
 
-    def _fit_labels(self, Y: Any, X: Any) -> None:
+    def _fit_labels(self, X: Any, Y: Any) -> None:
         s = float(self.smoothing)
         n, L = Y.shape
         # the rule compares every label's count of a query with every training row's: it

@@ -23,6 +23,7 @@ __all__ = [
     "DatasetError",
     "DatasetNotFoundError",
     "DatasetWarning",
+    "InvalidParameterError",
     "LabelWarning",
     "ModelFileError",
     "NeighborsWarning",
@@ -44,6 +45,26 @@ class VersionWarning(UserWarning):
 
 class DataScaleWarning(UserWarning):
     """The features are so small that squared distances underflow: neighbours tie at 0."""
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """An estimator's parameter has a value or a type it does not take.
+
+    Raised by ``fit`` before it reads the data; the message names the parameter, the
+    estimator, what the parameter must be and what it got.  A ``ValueError`` and a
+    ``TypeError`` both, so that either ``except`` catches it (as scikit-learn's own error
+    for its estimators).
+
+    Examples
+    --------
+    >>> from mlneighbors import BRkNN
+    >>> from mlneighbors.exceptions import InvalidParameterError
+    >>> try:
+    ...     BRkNN(extension="c").fit([[0.0], [1.0]], [[1, 0], [0, 1]])
+    ... except InvalidParameterError as exc:
+    ...     print(exc)
+    The 'extension' parameter of BRkNN must be one of 'a', 'b' or None; got 'c'.
+    """
 
 
 class BackendError(ValueError):

@@ -9,15 +9,14 @@ The candidate search is the ``"pca-window"`` backend of ``mlneighbors.neighbors`
 
 from __future__ import annotations
 
-from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 import scipy.linalg
-from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 
 from ._base import KNeighborsMultilabelBase
 from ._counts import count_matrix
+from ._params import HasMethods, Instance, Integer, Options, Real
 
 __all__ = ["HybridKNN", "label_regression"]
 
@@ -182,20 +181,20 @@ class HybridKNN(KNeighborsMultilabelBase):
            [0, 1]])
     """
 
-    _parameter_constraints: dict = {
-        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+    _constraints: dict = {
+        "n_neighbors": [Integer(1)],
         "n_components": [
-            Interval(Integral, 1, None, closed="left"),
-            Interval(RealNotInt, 0, 1, closed="neither"),
+            Integer(1),
+            Real(0, 1, closed="neither", integers=False),
             None,
         ],
-        "n_candidates": [Interval(Integral, 1, None, closed="left")],
-        "label_model": [StrOptions({"regression", "vote"})],
-        "threshold": [Interval(Real, 0, 1, closed="both")],
-        "ridge": [Interval(Real, 0, None, closed="neither")],
-        "backend": [str, HasMethods(["build", "query"])],
-        "backend_params": [dict, None],
-        "n_jobs": [Integral, None],
+        "n_candidates": [Integer(1)],
+        "label_model": [Options("regression", "vote")],
+        "threshold": [Real(0, 1)],
+        "ridge": [Real(0, closed="neither")],
+        "backend": [Instance(str), HasMethods("build", "query")],
+        "backend_params": [Instance(dict), None],
+        "n_jobs": [Integer(), None],
     }
     _needs_loo = False
 
@@ -245,7 +244,7 @@ class HybridKNN(KNeighborsMultilabelBase):
         if self._windowed() and self.backend_params and {"n_components", "n_candidates"} & set(self.backend_params):
             raise ValueError("set n_components and n_candidates on HybridKNN itself, not in backend_params")
 
-    def _fit_labels(self, Y: Any, X: Any) -> None:
+    def _fit_labels(self, X: Any, Y: Any) -> None:
         n, L = Y.shape
         # the label model regresses every label on all the others: (L, L) matrices
         Y = self._dense_labels("label model (n x L labels and three L x L matrices)", n * L + 3 * L * L)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from contextlib import nullcontext
-from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -11,10 +10,10 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import HasMethods, Interval
 
 from ._base import CountTableModel
 from ._counts import count_tables, decide, label_likelihoods
+from ._params import HasMethods, Integer, RandomState, Real
 
 _OPENMP_ONE = None
 
@@ -109,12 +108,12 @@ class LAMLkNN(CountTableModel):
            [0, 1]])
     """
 
-    _parameter_constraints: dict = {
-        **CountTableModel._parameter_constraints,
-        "n_clusters": [Interval(Integral, 1, None, closed="left")],
-        "clusterer": [HasMethods(["fit", "predict"]), None],
-        "smoothing": [Interval(Real, 0, None, closed="left")],
-        "random_state": ["random_state"],
+    _constraints: dict = {
+        **CountTableModel._constraints,
+        "n_clusters": [Integer(1)],
+        "clusterer": [HasMethods("fit", "predict"), None],
+        "smoothing": [Real(0)],
+        "random_state": [RandomState(), None],
     }
 
     def __init__(
@@ -171,7 +170,7 @@ class LAMLkNN(CountTableModel):
             _OPENMP_ONE = ThreadpoolController()  # scanning the loaded libraries: once
         return _OPENMP_ONE.limit(limits=1, user_api="openmp")
 
-    def _fit_labels(self, Y: Any, X: Any) -> None:
+    def _fit_labels(self, X: Any, Y: Any) -> None:
         s = float(self.smoothing)
         n, L = Y.shape
         k = self.n_neighbors_

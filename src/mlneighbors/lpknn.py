@@ -88,7 +88,7 @@ class LPkNN(CountTableModel):
         self.backend_params = backend_params
         self.n_jobs = n_jobs
 
-    def _fit_labels(self, Y: Any, X: Any) -> None:
+    def _fit_labels(self, X: Any, Y: Any) -> None:
         self.label_sets_, self._set_of_row = distinct_rows(Y)
         k, L = self.n_neighbors_, Y.shape[1]
         counts = np.arange(k + 1)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from numbers import Real
 from typing import Any
 
 import numpy as np
-from sklearn.utils._param_validation import Interval
 
 from ._base import CountTableModel
 from ._counts import count_tables, decide, label_likelihoods
+from ._params import Real
 
 __all__ = ["MLkNN"]
 
@@ -98,9 +97,9 @@ class MLkNN(CountTableModel):
            [0.226, 0.854]])
     """
 
-    _parameter_constraints: dict = {
-        **CountTableModel._parameter_constraints,
-        "smoothing": [Interval(Real, 0, None, closed="left")],
+    _constraints: dict = {
+        **CountTableModel._constraints,
+        "smoothing": [Real(0)],
     }
 
     def __init__(
@@ -120,7 +119,7 @@ class MLkNN(CountTableModel):
         self.backend_params = backend_params
         self.n_jobs = n_jobs
 
-    def _fit_labels(self, Y: Any, X: Any) -> None:
+    def _fit_labels(self, X: Any, Y: Any) -> None:
         s = float(self.smoothing)
         self.prior_ = (s + np.asarray(Y.sum(axis=0, dtype=np.int64)).ravel()) / (2 * s + Y.shape[0])
         _, C = self._loo_counts()

@@ -14,9 +14,10 @@ import numpy as np
 import pytest
 from sklearn.pipeline import Pipeline
 
-from mlneighbors import BKNN, BLDA, BRkNN, DMLkNN, HybridKNN, LAMLkNN, LPkNN, MLkNN
+from mlneighbors import BKNN, BLDA, MLkNN
 from mlneighbors.neighbors import ShardedIndex, get_index, loo_kneighbors
 
+from ..registry import classifiers, fresh
 from .conftest import corner_data
 
 try:
@@ -65,32 +66,22 @@ class CountingIndex:
         return np.take_along_axis(D, order, axis=1), order
 
 
-MODELS = [
-    MLkNN(4),
-    BRkNN(4),
-    BRkNN(4, extension="a"),
-    BRkNN(4, extension="b"),
-    LPkNN(4),
-    DMLkNN(4, delta=2),
-    LAMLkNN(4, n_clusters=2, random_state=0),
-    BKNN(3),
-    HybridKNN(4),  # a backend other than "pca-window": exact cosine neighbours in the feature space
-]
+#: every classifier of the registry (the hybrid's PCA window too: its backend is replaced here)
+MODELS = classifiers()
 
 
 def _with_backend(model, backend):
-    metric = "cosine" if isinstance(model, HybridKNN) else "euclidean"
-    if isinstance(model, HybridKNN) and backend == "exact":
-        return model.set_params(backend="exact")
+    """``model`` searching with ``backend`` ("counting": a :class:`CountingIndex` of its metric)."""
+    metric = model._index_metric()  # the hybrid's is cosine
     return model.set_params(backend=CountingIndex(metric) if backend == "counting" else backend)
 
 
-@pytest.mark.parametrize("model", MODELS, ids=repr)
+@pytest.mark.parametrize("model", MODELS)
 def test_every_model_reaches_a_custom_index(model, rng):
     X, Y, Q = corner_data(rng, "empty", n_features=4, continuous=True)
-    reference = _with_backend(type(model)(**model.get_params()), "exact").fit(X, Y)
+    reference = _with_backend(fresh(model), "exact").fit(X, Y)
     CountingIndex.calls.clear()
-    custom = _with_backend(type(model)(**model.get_params()), "counting").fit(X, Y)
+    custom = _with_backend(fresh(model), "counting").fit(X, Y)
     built, queried = CountingIndex.calls["build"], CountingIndex.calls["query"]
     assert built >= 1
     predicted = custom.predict(Q)
@@ -113,22 +104,22 @@ TORCH_DEVICES = [
 
 @pytest.mark.parametrize("device", TORCH_DEVICES)
 @pytest.mark.parametrize("continuous", [True, False], ids=["continuous", "integer"])
-@pytest.mark.parametrize("model", MODELS, ids=repr)
+@pytest.mark.parametrize("model", MODELS)
 def test_every_model_on_the_torch_backend_predicts_as_with_exact(model, continuous, device, rng):
     if torch is None:
         pytest.skip("needs torch")
     # integer features take the backend's exact-key path, continuous ones the float64 re-rank
     X, Y, Q = corner_data(rng, "empty", n_features=4, continuous=continuous)
-    reference = _with_backend(type(model)(**model.get_params()), "exact").fit(X, Y)
-    on_torch = type(model)(**model.get_params()).set_params(backend="torch", backend_params={"device": device})
+    reference = _with_backend(fresh(model), "exact").fit(X, Y)
+    on_torch = fresh(model).set_params(backend="torch", backend_params={"device": device})
     on_torch.fit(X, Y)
     np.testing.assert_array_equal(on_torch.predict(Q), reference.predict(Q))
     if isinstance(model, BKNN):
         # BKNN with "exact" takes the engine's masked label search (its own distances, from
         # ||q||^2 - 2 q.x + ||x||^2); any other index one search per label, as "torch" does
         np.testing.assert_allclose(on_torch.predict_proba(Q), reference.predict_proba(Q), rtol=1e-12)
-        per_label = ShardedIndex(get_index("exact"), n_shards=1)
-        reference = type(model)(**model.get_params()).set_params(backend=per_label).fit(X, Y)
+        per_label = ShardedIndex(get_index("exact", metric=model.metric), n_shards=1)
+        reference = fresh(model).set_params(backend=per_label).fit(X, Y)
     np.testing.assert_array_equal(on_torch.predict_proba(Q), reference.predict_proba(Q))
     for queries in (None, Q):
         for got, want in zip(on_torch.kneighbors(queries), reference.kneighbors(queries), strict=True):
@@ -146,16 +137,16 @@ def test_a_pipeline_reaches_a_custom_index(rng):
     assert CountingIndex.calls["build"] == 1 and CountingIndex.calls["query"] == 2
 
 
-@pytest.mark.parametrize("model", MODELS[:7] + [HybridKNN(4, n_candidates=10)], ids=repr)
+@pytest.mark.parametrize("model", classifiers(lambda m: not isinstance(m, BKNN)))  # BKNN's are per label
 def test_kneighbors_none_is_leave_one_out(model, rng):
     X, Y, _ = corner_data(rng, "empty", n_features=4, continuous=True)
-    model = type(model)(**model.get_params()).fit(X, Y)
+    model = fresh(model).fit(X, Y)
     k = model.n_neighbors_ - 1
     dist, idx = model.kneighbors(n_neighbors=k)
     assert idx.shape == (len(X), k)
     assert not (idx == np.arange(len(X))[:, None]).any()  # the row itself is left out
-    if not isinstance(model, HybridKNN):
-        want = loo_kneighbors(get_index("exact").build(X), X, k)
+    if model.backend_ == "exact":  # not the hybrid's PCA window: the exact neighbours
+        want = loo_kneighbors(get_index("exact", metric=model._index_metric()).build(X), X, k)
         np.testing.assert_array_equal(idx, want[1])
         np.testing.assert_array_equal(dist, want[0])
     with pytest.raises(ValueError, match="n_neighbors must be an integer"):
@@ -177,12 +168,15 @@ def test_bknn_kneighbors_are_per_label(rng):
     assert not (loo == np.arange(len(X))[:, None, None]).any()
 
 
-@pytest.mark.parametrize("model", MODELS + [HybridKNN(4, n_candidates=10)], ids=repr)
+@pytest.mark.parametrize("model", MODELS)
 def test_a_saved_model_holds_no_index_and_rebuilds_it(model, rng):
     X, Y, Q = corner_data(rng, "empty", n_features=4, continuous=True)
-    fitted = type(model)(**model.get_params()).fit(X, Y)
+    fitted = fresh(model).fit(X, Y)
     blob = pickle.dumps(fitted)
-    assert b"ExactIndex" not in blob and b"_MaskedSearch" not in blob and b"PCAWindowIndex" not in blob
+    assert b"_MaskedSearch" not in blob and b"PCAWindowIndex" not in blob and b"LabelRestrictedIndex" not in blob
+    if "ExactIndex" not in repr(model):  # an index object given as backend is saved, unbuilt
+        assert b"ExactIndex" not in blob
     loaded = pickle.loads(blob)
+    assert "_index" not in vars(loaded)
     np.testing.assert_array_equal(loaded.predict_proba(Q), fitted.predict_proba(Q))
     np.testing.assert_array_equal(loaded.predict(Q), fitted.predict(Q))

@@ -1,34 +1,22 @@
 """scikit-learn's estimator checks over every estimator of the package, in one place.
 
-Each expected failure carries its one-line reason in ``EXPECTED_FAILURES``; pytest's
-``xfail_strict`` setting (``pyproject.toml``) makes a check that starts passing fail the run, so
-the table cannot go stale.  (scikit-learn 1.8's ``parametrize_with_checks(xfail_strict=...)``
-does not exist in 1.6, the oldest version the package supports; without it the marks follow
-that setting.)
+The estimators are the examples of the package's registry (``tests/registry.py``): every rule of
+every model, with no list here to keep.  Each expected failure carries its one-line reason in
+``EXPECTED_FAILURES``; pytest's ``xfail_strict`` setting (``pyproject.toml``) makes a check that
+starts passing fail the run, so the table cannot go stale.  (scikit-learn 1.8's
+``parametrize_with_checks(xfail_strict=...)`` does not exist in 1.6, the oldest version the
+package supports; without it the marks follow that setting.)
 """
 
 from __future__ import annotations
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from mlneighbors import BKNN, BLDA, BRkNN, DMLkNN, HybridKNN, LAMLkNN, LPkNN, MLkNN
-from mlneighbors.neighbors import ExactIndex, ShardedIndex
+from mlneighbors import BKNN, BRkNN, LPkNN
 
-ESTIMATORS = [
-    MLkNN(),
-    BRkNN(),
-    BRkNN(extension="a"),
-    BRkNN(extension="b"),
-    LPkNN(),
-    DMLkNN(),
-    LAMLkNN(random_state=0),
-    BKNN(),
-    # an exact index that is not the exact engine: one copy per label
-    BKNN(metric="cosine", backend=ShardedIndex(ExactIndex(metric="cosine"), n_shards=2)),
-    BLDA(),
-    HybridKNN(),
-    HybridKNN(backend="exact"),
-]
+from ..registry import models
+
+ESTIMATORS = [param.values[0] for param in models()]
 
 # check_classifier_multioutput asserts predict_proba(X).round() == predict(X).  The scores
 # of these rules are the per-label vote fractions, which their predictions do not

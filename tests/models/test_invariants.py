@@ -1,7 +1,8 @@
 """Invariants every model keeps, as one table: which model keeps which invariant, and why not.
 
-Columns of ``TABLE``: the model, the relative tolerance of its score comparisons (0: bit
-for bit), and the invariants it does not keep, each with its reason.
+The models are the classifiers of the package's registry (``tests/registry.py``); a model is held
+to every invariant bit for bit unless ``RTOL`` gives its scores a tolerance or ``EXEMPT`` says,
+for an invariant it does not keep, why.
 """
 
 from __future__ import annotations
@@ -9,9 +10,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.base import clone
 
-from mlneighbors import BKNN, BRkNN, DMLkNN, HybridKNN, LAMLkNN, LPkNN, MLkNN
+from mlneighbors import BRkNN, DMLkNN, LAMLkNN, LPkNN, MLkNN
+from mlneighbors._registry import examples
 
+from ..registry import classifiers
 from .conftest import corner_data, to_format
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*no positive training example:UserWarning")
@@ -19,32 +23,36 @@ pytestmark = pytest.mark.filterwarnings("ignore:.*no positive training example:U
 _SCORES_ARE_NOT_OVR = "its 1-D scores are the similarity masses; its multi-label scores a map of the margin"
 _NO_OTHER_LABELS = "its label model predicts a label from the other labels: with one label the score is its frequency"
 _PCA_SUMS = "the PCA's sums depend on the row order at the level of rounding, which can move a window"
+_BKNN = {
+    "one_label": "with one label f = (s - sbar) / sbar is 0 for every row: BKNN compares labels",
+    "one_vs_rest": _SCORES_ARE_NOT_OVR,
+}
 
-#: (model, rtol of score comparisons, {invariant it does not keep: why})
-TABLE = [
-    (MLkNN(5), 0.0, {}),
-    (BRkNN(5), 0.0, {}),
-    (BRkNN(5, extension="a"), 0.0, {}),
-    (BRkNN(5, extension="b"), 0.0, {}),
-    (LPkNN(5), 0.0, {}),
-    (DMLkNN(5, delta=2), 0.0, {}),
-    (LAMLkNN(5, n_clusters=3, random_state=0), 0.0, {}),
-    (BKNN(3), 1e-12, {
-        "one_label": "with one label f = (s - sbar) / sbar is 0 for every row: BKNN compares labels",
-        "one_vs_rest": _SCORES_ARE_NOT_OVR,
-    }),
-    (HybridKNN(5, n_candidates=20), 1e-9, {"row_order": _PCA_SUMS, "one_label": _NO_OTHER_LABELS}),
-    (HybridKNN(5, backend="exact"), 1e-9, {"one_label": _NO_OTHER_LABELS}),
-]
+#: registry example id -> relative tolerance of its score comparisons (absent: 0, bit for bit)
+RTOL = {"bknn": 1e-12, "bknn-cosine-per-label": 1e-12, "hybrid": 1e-9, "hybrid-exact": 1e-9}
+#: registry example id -> {invariant it does not keep: why}
+EXEMPT = {
+    "bknn": _BKNN,
+    "bknn-cosine-per-label": _BKNN,
+    "hybrid": {"row_order": _PCA_SUMS, "one_label": _NO_OTHER_LABELS},
+    "hybrid-exact": {"one_label": _NO_OTHER_LABELS},
+}
 
 
 def cases(invariant):
     """The (model, rtol) of every model that keeps ``invariant``; the others skipped with the reason."""
     out = []
-    for model, rtol, exempt in TABLE:
+    for param in classifiers():
+        (model,), name = param.values, param.id
+        exempt = EXEMPT.get(name, {})
         marks = [pytest.mark.skip(reason=exempt[invariant])] if invariant in exempt else []
-        out.append(pytest.param(model, rtol, id=repr(model), marks=marks))
+        out.append(pytest.param(model, RTOL.get(name, 0.0), id=name, marks=marks))
     return out
+
+
+def test_the_tables_name_only_registered_models():
+    names = {name for name, _ in examples()}
+    assert set(RTOL) <= names and set(EXEMPT) <= names
 
 
 def assert_scores(got, want, rtol):
@@ -55,7 +63,7 @@ def assert_scores(got, want, rtol):
 
 
 def fresh(model):
-    return type(model)(**model.get_params())
+    return clone(model)
 
 
 def tie_free_order(scores, predictions):
@@ -94,7 +102,7 @@ def test_shuffling_training_rows_changes_nothing_without_distance_ties(model, rt
     Q = rng.normal(size=(30, 4))
     order = rng.permutation(60)
     if isinstance(model, LAMLkNN):
-        model = LAMLkNN(5, n_clusters=1)  # k-means itself depends on the row order
+        model = clone(model).set_params(n_clusters=1)  # k-means itself depends on the row order
     first = fresh(model).fit(X, Y)
     scores, predictions = first.predict_proba(Q), first.predict(Q)
     second = fresh(model).fit(X[order], Y[order])

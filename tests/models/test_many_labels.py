@@ -9,25 +9,25 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.base import clone
 
-from mlneighbors import BKNN, BRkNN, DMLkNN, HybridKNN, LAMLkNN, LPkNN, MLkNN
+from mlneighbors import BRkNN, LPkNN, MLkNN
+from mlneighbors._base import CountTableModel
+
+from ..registry import classifiers
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*no positive training example:UserWarning")
 
-COUNT_MODELS = [
-    MLkNN(5),
-    MLkNN(4, smoothing=0.0),
-    BRkNN(5),
-    BRkNN(5, extension="a"),
-    BRkNN(6, extension="b"),
-    LPkNN(5),
-    LAMLkNN(5, n_clusters=3, random_state=0),
-]
-OTHER_MODELS = [DMLkNN(4, delta=1), BKNN(3), HybridKNN(4, n_candidates=12)]
+#: the registry's count models (a score is a look-up at the label's neighbour count: sparse
+#: output and top-k without the score rows), and ML-kNN without smoothing (scores of 0 and 1)
+COUNT_MODELS = classifiers(lambda m: isinstance(m, CountTableModel)) + [
+    pytest.param(MLkNN(4, smoothing=0.0), id="mlknn-unsmoothed")]
+#: the registry's other classifiers
+OTHER_MODELS = classifiers(lambda m: not isinstance(m, CountTableModel))
 
 
 def _fresh(model):
-    return type(model)(**model.get_params())
+    return clone(model)
 
 
 def _labels(rng, n=90, L=40):
@@ -48,7 +48,7 @@ def problem(rng):
     return X, _labels(rng), Q
 
 
-@pytest.mark.parametrize("model", COUNT_MODELS + OTHER_MODELS, ids=repr)
+@pytest.mark.parametrize("model", COUNT_MODELS + OTHER_MODELS)
 def test_a_sparse_y_gives_the_dense_results(model, problem):
     X, Y, Q = problem
     dense = _fresh(model).fit(X, Y)
@@ -57,7 +57,7 @@ def test_a_sparse_y_gives_the_dense_results(model, problem):
     np.testing.assert_allclose(sparse.predict_proba(Q), dense.predict_proba(Q), rtol=1e-12, atol=1e-15)
 
 
-@pytest.mark.parametrize("model", COUNT_MODELS, ids=repr)
+@pytest.mark.parametrize("model", COUNT_MODELS)
 @pytest.mark.parametrize("labels_format", ["dense", "csr"])
 def test_sparse_predictions_are_the_dense_ones(model, labels_format, problem):
     X, Y, Q = problem
@@ -72,7 +72,7 @@ def _full_sort(scores, k):
     return np.take_along_axis(scores, order, axis=1), order
 
 
-@pytest.mark.parametrize("model", COUNT_MODELS + OTHER_MODELS, ids=repr)
+@pytest.mark.parametrize("model", COUNT_MODELS + OTHER_MODELS)
 @pytest.mark.parametrize("k", [1, 3, 40])
 def test_top_k_equals_the_full_sort_ties_included(model, k, problem):
     X, Y, Q = problem

@@ -8,19 +8,17 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.base import clone
+from sklearn.metrics import average_precision_score, make_scorer
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler
 
-from mlneighbors import BKNN, BLDA, BRkNN, DMLkNN, HybridKNN, LAMLkNN, LPkNN, MLkNN
+from mlneighbors import BKNN, BLDA, MLkNN
 
-MODELS = [
-    MLkNN(3, smoothing=0.5),
-    BRkNN(3, extension="b"),
-    LPkNN(3),
-    DMLkNN(3, delta=1),
-    LAMLkNN(3, n_clusters=2, random_state=0),
-]
+from ..registry import classifiers, k_param
+
+#: every classifier of the registry
+MODELS = classifiers()
 
 
 @pytest.fixture
@@ -31,18 +29,19 @@ def data(rng):
     return X, Y
 
 
-@pytest.mark.parametrize("model", MODELS, ids=repr)
+@pytest.mark.parametrize("model", MODELS)
 def test_clone_and_params(model, data):
     params = model.get_params()
     twin = clone(model)
-    assert twin.get_params() == params and twin is not model
-    twin.set_params(n_neighbors=4)
-    assert twin.n_neighbors == 4 and model.n_neighbors == 3
+    assert repr(twin.get_params()) == repr(params) and twin is not model
+    k = k_param(model)
+    twin.set_params(**{k: params[k] + 1})
+    assert getattr(twin, k) == params[k] + 1 and getattr(model, k) == params[k]
     fitted = clone(model).fit(*data)
-    assert not hasattr(clone(fitted), "n_neighbors_")
+    assert not hasattr(clone(fitted), "n_neighbors_") and not hasattr(clone(fitted), "_fit_X")
 
 
-@pytest.mark.parametrize("model", MODELS, ids=repr)
+@pytest.mark.parametrize("model", MODELS)
 def test_pipeline(model, data):
     X, Y = data
     pipe = make_pipeline(MinMaxScaler(), clone(model)).fit(X, Y)
@@ -52,26 +51,32 @@ def test_pipeline(model, data):
     np.testing.assert_array_equal(pipe.predict_proba(X), scaled.predict_proba(Xs))
 
 
-@pytest.mark.parametrize("model", MODELS, ids=repr)
+@pytest.mark.parametrize("model", MODELS)
 def test_grid_search(model, data):
     X, Y = data
-    grid = {"n_neighbors": [1, 3, 5]}
+    k = k_param(model)
+    grid = {k: [1, 3, 5]}
     if "smoothing" in model.get_params():
         grid["smoothing"] = [0.5, 1.0]
+    # scikit-learn's "average_precision" ranks by decision_function where there is one; BKNN's
+    # (the margins f - h) is -inf for a label it never predicts, which the scorer refuses: its
+    # labels are ranked by predict_proba here (a limitation of that scorer with BKNN, kept)
+    ranking = "average_precision" if not isinstance(model, BKNN) else make_scorer(
+        average_precision_score, response_method="predict_proba")
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a failing fold would only warn and score NaN
         search = GridSearchCV(
-            clone(model), grid, scoring=["f1_micro", "average_precision"], refit="f1_micro", cv=KFold(3)
-        ).fit(X, Y)
+            clone(model), grid, scoring={"f1_micro": "f1_micro", "average_precision": ranking}, refit="f1_micro",
+            cv=KFold(3)).fit(X, Y)
     assert np.isfinite(search.cv_results_["mean_test_f1_micro"]).all()
     assert np.isfinite(search.cv_results_["mean_test_average_precision"]).all()
-    assert search.best_params_["n_neighbors"] in (1, 3, 5)
+    assert search.best_params_[k] in (1, 3, 5)
     assert search.predict(X).shape == Y.shape
     search = GridSearchCV(make_pipeline(MinMaxScaler(), clone(model)), {}, cv=KFold(3)).fit(X, Y)
     assert 0.0 <= search.best_score_ <= 1.0  # the classifier's default score: subset accuracy
 
 
-@pytest.mark.parametrize("model", MODELS, ids=repr)
+@pytest.mark.parametrize("model", MODELS)
 def test_pickle_round_trip(model, data):
     X, Y = data
     fitted = clone(model).fit(X, Y)
@@ -90,10 +95,7 @@ def test_grid_search_on_a_one_d_target(rng):
 # ---------------------------------------------------------------------------
 # DataFrames: the columns are matched by name (feature_names_in_), not by position
 
-EVERY_MODEL = MODELS + [BKNN(3), HybridKNN(3)]
-
-
-@pytest.mark.parametrize("model", EVERY_MODEL, ids=repr)
+@pytest.mark.parametrize("model", MODELS)
 def test_a_dataframe_in_another_column_order_is_reordered_by_name(model, data):
     pd = pytest.importorskip("pandas")
     X, Y = data

@@ -17,23 +17,21 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import MinMaxScaler
 
-from mlneighbors import BRkNN, DMLkNN, LAMLkNN, LPkNN, MLkNN, metrics
+from mlneighbors import MLkNN, metrics
 from mlneighbors.model_selection import MultilabelStratifiedKFold
 from mlneighbors.neighbors import NeighborCache
+
+from ..registry import classifiers
 
 K, FOLDS = 8, 3
 SCORING = {
     "average_precision": make_scorer(metrics.average_precision, response_method="predict_proba"),
     "hamming_loss": make_scorer(metrics.hamming_loss, greater_is_better=False),
 }
-# (model, whether its fit searches leave-one-out neighbours)
-MODELS = [
-    pytest.param(MLkNN(), True, id="MLkNN"),
-    pytest.param(DMLkNN(delta=2), True, id="DMLkNN"),
-    pytest.param(LAMLkNN(n_clusters=2, random_state=0), True, id="LAMLkNN"),
-    pytest.param(BRkNN(extension="a"), False, id="BRkNN-a"),
-    pytest.param(LPkNN(), False, id="LPkNN"),
-]
+#: (model, whether its fit searches leave-one-out neighbours): the registry's classifiers whose k
+#: is ``n_neighbors`` and whose search is the exact one (a cache serves only an exact index)
+MODELS = [pytest.param(param.values[0], param.values[0]._needs_loo, id=param.id)
+          for param in classifiers(lambda m: "n_neighbors" in m.get_params() and m.backend == "exact")]
 
 
 @pytest.fixture
@@ -66,7 +64,7 @@ def assert_same_scores(a, b):
 @pytest.mark.parametrize(("model", "loo"), MODELS)
 def test_cached_grid_equals_plain_grid(model, loo, data):
     plain = grid_search(model, "exact", data)
-    cache = NeighborCache(k_max=K + 1)
+    cache = NeighborCache(metric=model._index_metric(), k_max=K + 1)
     cached = grid_search(model, cache, data)
     assert_same_scores(plain, cached)
     # per fold one held-out search, plus one leave-one-out search per fold and for the refit

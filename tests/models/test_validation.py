@@ -8,10 +8,18 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
-from mlneighbors import BKNN, BLDA, BRkNN, DMLkNN, HybridKNN, LAMLkNN, LPkNN, MLkNN
-from mlneighbors.exceptions import BackendError, DataScaleWarning
+from mlneighbors import BKNN, BLDA, BRkNN, DMLkNN, LAMLkNN, MLkNN
+from mlneighbors.exceptions import BackendError, DataScaleWarning, InvalidParameterError
 
-MAKERS = [MLkNN, BRkNN, LPkNN, DMLkNN, LAMLkNN]
+from ..registry import classifiers, k_param, models
+
+#: every classifier of the registry
+MODELS = classifiers()
+
+
+def _with_k(model, k):
+    """A fresh copy of ``model`` with its ``k`` (``n_neighbors``, BKNN's ``n_per_label``) set."""
+    return clone(model).set_params(**{k_param(model): k})
 
 
 @pytest.fixture
@@ -21,46 +29,51 @@ def data(rng):
     return X, Y
 
 
-@pytest.mark.parametrize("make", MAKERS)
-def test_y_not_binary(make, data):
+@pytest.mark.parametrize("model", MODELS)
+def test_y_not_binary(model, data):
     X, Y = data
     bad = Y.copy()
     bad[0, 0] = 2
     with pytest.raises(ValueError, match="Unknown label type.*only 0 and 1"):
-        make(3).fit(X, bad)
+        clone(model).fit(X, bad)
     with pytest.raises(ValueError, match="Unknown label type"):
-        make(3).fit(X, X[:, 0])  # continuous 1-D
+        clone(model).fit(X, X[:, 0])  # continuous 1-D
     with pytest.raises(ValueError, match="Unknown label type"):
-        make(3).fit(X, sp.csr_matrix(bad))
+        clone(model).fit(X, sp.csr_matrix(bad))
 
 
-@pytest.mark.parametrize("make", MAKERS)
-def test_x_and_y_of_different_lengths(make, data):
+@pytest.mark.parametrize("model", MODELS)
+def test_x_and_y_of_different_lengths(model, data):
     X, Y = data
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
-        make(3).fit(X, Y[:-1])
+        clone(model).fit(X, Y[:-1])
 
 
-@pytest.mark.parametrize("make", MAKERS)
+@pytest.mark.parametrize("model", MODELS)
 @pytest.mark.parametrize("k", [0, -1])
-def test_n_neighbors_below_one(make, k, data):
-    with pytest.raises(ValueError, match="'n_neighbors' parameter.*range \\[1, inf\\)"):
-        make(k).fit(*data)
-    with pytest.raises(ValueError, match="'n_neighbors' parameter"):
-        make(2.5).fit(*data)
+def test_k_below_one(model, k, data):
+    name = k_param(model)
+    expected = f"'{name}' parameter of {type(model).__name__} must be an int in the range \\[1, inf\\); got {k}"
+    with pytest.raises(InvalidParameterError, match=expected):
+        _with_k(model, k).fit(*data)
+    with pytest.raises(TypeError, match=f"'{name}' parameter"):  # an InvalidParameterError is a TypeError too
+        _with_k(model, 2.5).fit(*data)
 
 
-@pytest.mark.parametrize("make, limit", [(MLkNN, 11), (DMLkNN, 11), (LAMLkNN, 11), (BRkNN, 12), (LPkNN, 12)])
-def test_n_neighbors_larger_than_the_training_set_is_clipped_with_a_warning(make, limit, data):
+@pytest.mark.parametrize("model", classifiers(lambda m: "n_neighbors" in m.get_params()))
+def test_n_neighbors_larger_than_the_training_set_is_clipped_with_a_warning(model, data):
     X, Y = data  # 12 rows: leave-one-out models have 11 neighbours per row, the others 12
+    limit = 11 if model._needs_loo else 12
+    if "n_candidates" in model.get_params():
+        model = clone(model).set_params(n_candidates=50)  # the hybrid's window holds the neighbours
     for k in (limit, limit + 1, 50):
         if k == limit:
-            model = make(k).fit(X, Y)  # the largest k that fits: no warning
+            fitted = _with_k(model, k).fit(X, Y)  # the largest k that fits: no warning
         else:
             with pytest.warns(UserWarning, match=f"n_neighbors={k} is more than the {limit} neighbours"):
-                model = make(k).fit(X, Y)
-        assert model.n_neighbors_ == limit and model.n_neighbors == k
-        assert model.predict(X).shape == Y.shape
+                fitted = _with_k(model, k).fit(X, Y)
+        assert fitted.n_neighbors_ == limit and fitted.n_neighbors == k
+        assert fitted.predict(X).shape == Y.shape
 
 
 def test_n_clusters_larger_than_the_training_set(data):
@@ -117,47 +130,47 @@ def test_clusterer_without_predict(data):
         LAMLkNN(3, clusterer=FitOnly()).fit(*data)
 
 
-@pytest.mark.parametrize("make", MAKERS)
-def test_predict_before_fit(make, data):
+@pytest.mark.parametrize("model", MODELS)
+def test_predict_before_fit(model, data):
     X, _ = data
     for method in ("predict", "predict_proba"):
         with pytest.raises(NotFittedError):
-            getattr(make(3), method)(X)
+            getattr(clone(model), method)(X)
 
 
-@pytest.mark.parametrize("make", MAKERS)
-def test_different_number_of_features_at_predict(make, data):
+@pytest.mark.parametrize("model", MODELS)
+def test_different_number_of_features_at_predict(model, data):
     X, Y = data
-    model = make(3).fit(X, Y)
+    model = clone(model).fit(X, Y)
     with pytest.raises(ValueError, match="X has 2 features, but .* is expecting 3 features"):
         model.predict(X[:, :2])
     with pytest.raises(ValueError, match="X has 4 features"):
         model.predict_proba(np.hstack([X, X[:, :1]]))
 
 
-@pytest.mark.parametrize("make", MAKERS)
+@pytest.mark.parametrize("model", MODELS)
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
-def test_nan_or_inf_in_x(make, bad, data):
+def test_nan_or_inf_in_x(model, bad, data):
     X, Y = data
     Xbad = X.copy()
     Xbad[3, 1] = bad
     match = "NaN" if np.isnan(bad) else "infinity"
     with pytest.raises(ValueError, match=match):
-        make(3).fit(Xbad, Y)
+        clone(model).fit(Xbad, Y)
     with pytest.raises(ValueError, match=match):
-        make(3).fit(sp.csr_matrix(Xbad), Y)
-    model = make(3).fit(X, Y)
+        clone(model).fit(sp.csr_matrix(Xbad), Y)
+    fitted = clone(model).fit(X, Y)
     with pytest.raises(ValueError, match=match):
-        model.predict(Xbad)
+        fitted.predict(Xbad)
 
 
-@pytest.mark.parametrize("make", MAKERS)
-def test_too_few_rows_and_empty_input(make, data):
+@pytest.mark.parametrize("model", MODELS)
+def test_too_few_rows_and_empty_input(model, data):
     X, Y = data
     with pytest.raises(ValueError, match="minimum of 2 is required"):
-        make(1).fit(X[:1], Y[:1])
+        _with_k(model, 1).fit(X[:1], Y[:1])
     with pytest.raises(ValueError, match="0 sample"):
-        make(1).fit(X[:0], Y[:0])
+        _with_k(model, 1).fit(X[:0], Y[:0])
 
 
 def test_a_label_nobody_has_warns(data):
@@ -171,8 +184,6 @@ def test_a_label_nobody_has_warns(data):
 # -- one validation for every model's search (issue: sound on data nobody tuned) ----------
 
 
-EVERY_MODEL = [MLkNN(3), BRkNN(3), LPkNN(3), DMLkNN(3), LAMLkNN(3, n_clusters=2, random_state=0), BKNN(3),
-               HybridKNN(3, n_candidates=10), HybridKNN(3, backend="exact")]
 
 
 def _small(rng):
@@ -181,7 +192,7 @@ def _small(rng):
     return X, Y, rng.normal(size=(6, 4))
 
 
-@pytest.mark.parametrize("model", EVERY_MODEL, ids=repr)
+@pytest.mark.parametrize("model", MODELS)
 def test_values_whose_squares_overflow_are_refused(model, rng):
     X, Y, Q = _small(rng)
     with pytest.raises(ValueError, match=r"magnitude above 2\*\*500"):
@@ -191,7 +202,7 @@ def test_values_whose_squares_overflow_are_refused(model, rng):
         fitted.predict(Q * 1e200)
 
 
-@pytest.mark.parametrize("model", EVERY_MODEL, ids=repr)
+@pytest.mark.parametrize("model", MODELS)
 def test_values_whose_squares_underflow_are_warned_about(model, rng):
     X, Y, _ = _small(rng)
     with pytest.warns(DataScaleWarning, match="underflow.*rescale"):
@@ -246,7 +257,7 @@ def test_blda_refuses_labels_that_all_have_the_same_members(rng):
         BLDA().fit(X, np.ones((20, 3), dtype=int))
 
 
-@pytest.mark.parametrize("model", EVERY_MODEL[:2] + [BKNN(3), BLDA()], ids=repr)
+@pytest.mark.parametrize("model", models())
 def test_a_target_coded_minus_one_plus_one_says_how_to_convert(model, rng):
     X, Y, _ = _small(rng)
     with pytest.raises(ValueError, match=r"coded -1/\+1.*\(y > 0\)\.astype\(int\)") as info:
@@ -254,7 +265,7 @@ def test_a_target_coded_minus_one_plus_one_says_how_to_convert(model, rng):
     assert "Unknown label type" not in str(info.value)
 
 
-@pytest.mark.parametrize("model", EVERY_MODEL[:2] + [BKNN(3), BLDA()], ids=repr)
+@pytest.mark.parametrize("model", models())
 def test_a_list_of_label_lists_points_to_the_binarizer(model, rng):
     X = rng.normal(size=(4, 3))
     with pytest.raises(ValueError, match="list of label lists.*MultiLabelBinarizer"):

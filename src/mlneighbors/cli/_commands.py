@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import __version__
 from .._progress import task
+from ..exceptions import InvalidParameterError
 from ._common import (
     DEFAULT_METRICS,
     CLIError,
@@ -144,8 +145,6 @@ def _run_models(args: argparse.Namespace, cmd: str, names: Sequence[str],
 
     Returns ``({model: {metric: [value per fold]}}, metadata)``.
     """
-    from sklearn.utils._param_validation import InvalidParameterError
-
     from ..model_selection import evaluate_models
 
     metrics = _check_metrics(args.metrics, cmd)
@@ -221,8 +220,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def cmd_fit(args: argparse.Namespace) -> int:
     """Fit a model on all of DATA (scaler and model in one Pipeline) and save it."""
-    from sklearn.utils._param_validation import InvalidParameterError
-
     from .. import save
     from ..model_selection import make_scaler
     from ..pipeline import Pipeline

@@ -1,0 +1,129 @@
+"""A model's neighbour index, from ``backend=`` to the saved file: made, built, rebuilt, saved.
+
+:class:`IndexLifecycle` is the part of every model that owns its index:
+
+- **made** by :meth:`~IndexLifecycle._make_index` from ``backend=`` (a registered name or an
+  index object, copied unbuilt) and ``backend_params=``, with the model's ``n_jobs`` and its
+  ``k`` as the recall's ``recall_k`` where the index takes them (``mlneighbors.neighbors``,
+  :func:`~mlneighbors.neighbors.resolve_backend`);
+- **built** by ``fit`` (:meth:`~IndexLifecycle._fit_index`) on the training rows, then
+  described: ``backend_`` (what was built; ``"auto"`` says what it picked) and ``recall_`` (1.0
+  for an exact index, else the index's own measurement, else measured on first access);
+- **rebuilt** from the training rows on first use after a model was loaded
+  (:meth:`~IndexLifecycle._get_index`);
+- **saved** as nothing: a pickled or saved model holds its training rows, not its index
+  (library handles, device tensors, a float32 copy), unless ``mlneighbors.save(...,
+  include_index=True)`` asks for an approximate index as data (``neighbors._saved``); no Dask
+  client either (a live connection), and an index object given as ``backend`` unbuilt.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sklearn.base import clone
+from sklearn.utils.validation import check_is_fitted
+
+from ._dask import share_clients, without_clients
+from .neighbors import resolve_backend
+from .neighbors._recall import estimate_recall
+from .neighbors._saved import export_index, is_including, restore_index
+
+__all__ = ["IndexLifecycle"]
+
+
+class IndexLifecycle:
+    """What a model does with its neighbour index (a mixin of the estimator base).
+
+    It reads the model's ``backend``, ``backend_params``, ``n_jobs``, ``n_neighbors_`` (when
+    set), ``_fit_X`` and ``_Y``, and sets ``_index``, ``backend_`` and ``recall_``.  A model
+    overrides :meth:`_index_metric` when its distance is not its ``metric`` parameter
+    (HybridKNN: cosine), :meth:`_make_index` to set parameters of its own index (HybridKNN's
+    window), and :meth:`_build_index` when its neighbours are not one global top-k (BKNN: the
+    nearest members of every label).
+    """
+
+    def _index_metric(self) -> str:
+        """The distance the index is asked for (the ``metric`` parameter)."""
+        return self.metric
+
+    def _make_index(self) -> Any:
+        """The unbuilt index that ``backend=`` and ``backend_params=`` name."""
+        index = resolve_backend(self.backend, self._index_metric(), self.backend_params)
+        accepted = getattr(index, "get_params", dict)()
+        if self.n_jobs is not None and "n_jobs" in accepted:
+            index.set_params(n_jobs=self.n_jobs)
+        k = getattr(self, "n_neighbors_", None)
+        if k is not None and "recall_k" in accepted and "recall_k" not in (self.backend_params or {}):
+            index.set_params(recall_k=int(k))  # the recall an approximate index reports is at this k
+        return index
+
+    def _build_index(self, X: Any, Y: Any) -> Any:
+        """The built index of the training rows (the labels are for label-restricted searches)."""
+        return self._make_index().build(X)
+
+    def _fit_index(self, X: Any, Y: Any) -> None:
+        """Build the index of the training rows ``X`` (labels ``Y``) and describe it."""
+        self.__dict__.pop("_recall", None)
+        self._index = index = self._build_index(X, Y)
+        self.backend_ = str(getattr(index, "backend_", None) or getattr(index, "name", None) or type(index).__name__)
+        if getattr(index, "exact", False):
+            self._recall = 1.0
+        elif getattr(index, "recall_", None) is not None:
+            self._recall = float(index.recall_)
+
+    def _get_index(self) -> Any:
+        """The built index; rebuilt from the training rows after a model was loaded."""
+        index = self.__dict__.get("_index")
+        if index is None:
+            index = self._index = self._build_index(self._fit_X, self._Y)
+        return index
+
+    @property
+    def recall_(self) -> float:
+        """Estimated recall@k of the neighbour search on the training rows (1.0 when exact).
+
+        The tie-aware recall of the leave-one-out neighbours of a seeded sample of 1,000
+        training rows (all when fewer) against their exact neighbours: measured when the index
+        is built by the approximate backends (``hnswlib``, ``faiss-hnsw``, ``faiss-ivf``,
+        ``pynndescent``, ``"auto"`` when it picks one of them; see their ``recall_``), and
+        on first access for any other approximate index (a user's object, HybridKNN's
+        ``"pca-window"``).  Its standard error is at most ``sqrt(r (1 - r) / 1000)``.
+        """
+        check_is_fitted(self, "_fit_X")
+        if "_recall" not in self.__dict__:
+            self._recall = estimate_recall(self._get_index(), self._fit_X, self.n_neighbors_, self._index_metric())
+        return self._recall
+
+    def __getstate__(self) -> dict:
+        state = super().__getstate__()
+        index = state.pop("_index", None)
+        if index is not None and is_including():
+            saved = export_index(index)
+            if saved is not None:
+                state["_saved_index"] = saved
+        if "backend_params" in state:
+            state["backend_params"] = without_clients(state["backend_params"])
+        backend = state.get("backend")
+        if not isinstance(backend, str) and callable(getattr(backend, "get_params", None)):
+            state["backend"] = clone(backend)  # an index object as its parameters, never built
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        state = dict(state)
+        saved = state.pop("_saved_index", None)
+        super().__setstate__(state)
+        if saved is not None:  # saved with include_index=True: the index as it was, no build
+            self._index = restore_index(self._make_index(), saved, self._fit_X)
+
+    def __sklearn_clone__(self) -> Any:
+        # a Dask client in backend_params cannot be deep-copied: the clone shares it
+        params = getattr(self, "backend_params", None)
+        light = without_clients(params)
+        if light is params:
+            return super().__sklearn_clone__()
+        stand_in = object.__new__(type(self))
+        stand_in.__dict__.update(self.__dict__, backend_params=light)
+        clone_ = super(IndexLifecycle, stand_in).__sklearn_clone__()
+        clone_.backend_params = share_clients(params, clone_.backend_params)
+        return clone_
