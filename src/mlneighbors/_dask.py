@@ -37,7 +37,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._targets import validate_training_data
 from .neighbors import check_scale
 from .neighbors._capabilities import get_capabilities
-from .neighbors._dask import DaskIndex, check_dask_matrix, is_dask_array
+from .neighbors._dask import check_dask_matrix, is_dask_array
 
 __all__ = [
     "dask_method",
