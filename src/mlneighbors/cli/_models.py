@@ -32,13 +32,13 @@ def valid_params(model: Any) -> list[str]:
 
 def _takes_booleans(model: Any, full: str) -> bool:
     """Whether parameter ``full`` (``step__name`` in a pipeline) may be true/false, by the
-    constraints its estimator declares (True where it declares none)."""
+    constraints a model of the package declares (True for any other estimator's)."""
     *path, name = full.split("__")
     owner = model.get_params(deep=True)["__".join(path)] if path else model
-    constraints = getattr(owner, "_parameter_constraints", {}).get(name)
-    if constraints is None:
+    constraints = getattr(type(owner), "_constraints", {}).get(name)  # the package's own (_params)
+    if constraints is None:  # another library's step (the scaler), or a parameter without any
         return True
-    return any(c in ("boolean", "no_validation") or c is bool for c in constraints if isinstance(c, (str, type)))
+    return any(alt is not None and alt.admits(True) for alt in constraints)
 
 
 def _check_backends(name: str, model: Any, cmd: str) -> None:
