@@ -16,7 +16,7 @@ import pytest
 
 #: docstring examples (pytest's doctest item names) -> the optional libraries they use
 DOCTEST_REQUIRES = {
-    "mlneighbors._base.in_fit_order": ("pandas",),
+    "mlneighbors._targets.in_fit_order": ("pandas",),
     "mlneighbors._persist": ("skops",),
     "mlneighbors._persist.save": ("skops",),
     "mlneighbors._progress.TqdmBars": ("tqdm",),
