@@ -22,15 +22,7 @@ EXAMPLES = sorted((ROOT / "examples").glob("plot_*.py"))
 #: The examples whose last figure is not yet followed by text saying what it shows (issue 24,
 #: item 7): the one place to take a name out of when its example gains that text.  The test
 #: fails both ways: a listed example that has its conclusion, an unlisted one that lacks it.
-KNOWN_WITHOUT_CONCLUSION = {
-    "plot_approximate_backends.py",
-    "plot_bknn_thresholds.py",
-    "plot_blda_projection.py",
-    "plot_compare_models.py",
-    "plot_dask_backend.py",
-    "plot_own_csv.py",
-    "plot_torch_backend.py",
-}
+KNOWN_WITHOUT_CONCLUSION: set[str] = set()
 
 #: A conclusion says something: at least this many words of prose after the last figure.
 MIN_WORDS = 12
