@@ -24,30 +24,32 @@ frequency = train.Y.mean(axis=0)
 labels = [int(np.argmax(frequency)), int(np.argsort(frequency)[len(frequency) // 2]), int(np.argmin(frequency))]
 counts = np.arange(model.n_neighbors_ + 1)
 
-fig, axes = plt.subplots(2, 3, figsize=(12, 6.5), sharex=True, layout="constrained")
-for col, l in enumerate(labels):
+plt.rcParams.update({"font.size": 12})
+fig, axes = plt.subplots(3, 2, figsize=(8, 10), sharex=True, layout="constrained")
+for row, l in enumerate(labels):
     prior = model.prior_[l]
     a = prior * model.cond_prob_true_[l]
     b = (1 - prior) * model.cond_prob_false_[l]
     posterior = a / (a + b)
-    top = axes[0, col]
-    top.bar(counts - 0.2, model.cond_prob_true_[l], 0.4, label="P(count | label)")
-    top.bar(counts + 0.2, model.cond_prob_false_[l], 0.4, label="P(count | no label)")
-    top.set_title(f"{train.label_names[l]}: {frequency[l]:.0%} of the rows")
-    bottom = axes[1, col]
-    bottom.plot(counts, posterior, marker="o", color="C2")
-    bottom.axhline(0.5, color="grey", lw=1, ls="--")
+    left = axes[row, 0]
+    left.bar(counts - 0.2, model.cond_prob_true_[l], 0.4, label="P(count | label)")
+    left.bar(counts + 0.2, model.cond_prob_false_[l], 0.4, label="P(count | no label)")
+    left.set_ylabel(f"{train.label_names[l]}\n({frequency[l]:.0%} of the rows)")
+    right = axes[row, 1]
+    right.plot(counts, posterior, marker="o", color="C2")
+    right.axhline(0.5, color="grey", lw=1, ls="--")
+    right.set_ylim(0, 1)
     first = counts[posterior >= 0.5]
-    if len(first):
-        bottom.annotate(f"predicted from {first[0]} of {model.n_neighbors_}", (first[0], posterior[first[0]]),
-                        xytext=(0.5, 0.15), textcoords="axes fraction", arrowprops={"arrowstyle": "->"})
-    bottom.set_xlabel("neighbours carrying the label")
-    bottom.set_ylim(0, 1)
+    right.set_title(f"predicted from {first[0]} of {model.n_neighbors_}" if len(first) else "never predicted",
+                    fontsize=12)
     print(f"{train.label_names[l]:8s} prior {prior:.3f}  posterior by count: {np.round(posterior, 2).tolist()}")
-axes[0, 0].set_ylabel("likelihood")
-axes[1, 0].set_ylabel("posterior = predict_proba")
-axes[0, 0].legend()
-fig.suptitle("ML-kNN on yeast (k = 10): the count tables and the posterior they give")
+axes[0, 0].set_title("likelihood of the count", fontsize=12)
+axes[0, 1].set_title("posterior = predict_proba\n" + axes[0, 1].get_title(), fontsize=12)
+for ax in axes[-1]:
+    ax.set_xlabel("neighbours carrying the label")
+    ax.set_xticks(counts[::2])
+fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncols=2, frameon=False)
+fig.suptitle("ML-kNN on yeast (k = 10): the count tables\nand the posterior they give")
 plt.show()
 
 # %%

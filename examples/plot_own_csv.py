@@ -122,7 +122,8 @@ for j in (11, 12):
 # decision rule on yeast. Labels 12 and 13 are carried by three quarters of the training rows, and
 # a row without them has nearly as many neighbours with them as a row with them (7.1 to 7.2
 # against 7.9 of 10 on average), so the posterior stays at or above one half at every count, 0 to
-# 10: ML-kNN predicts them for every row (right for about 75 % of the rows). Label 14 (1 % of the
+# 10 (:ref:`sphx_glr_auto_examples_plot_mlknn_posteriors.py` draws these tables for label 12):
+# ML-kNN predicts them for every row (right for about 75 % of the rows). Label 14 (1 % of the
 # rows) and label 9 (7 %) never reach one half at any count, and labels 10 and 11 only at exactly
 # 7 of 10, which 2 of the 917 rows have. The 0/1 columns of such labels say nothing about a row;
 # the score columns still do (the heat map's rows 12 and 13 vary between rows, and a frequent

@@ -437,14 +437,16 @@ def _figure(curves: dict[str, dict[str, dict[int, float]]], which: str) -> Any:
         ms = list(curve["LAML-kNN"])
         ax.plot(ms, list(curve["LAML-kNN"].values()), marker="o", markersize=3, label="LAML-kNN")
         ax.plot(ms, list(curve["ML-kNN"].values()), linestyle="--", color="grey", label="ML-kNN")
-        ax.set_title(f"{name} k={_k(name)}", fontsize=9)
-        ax.set_xlabel("number of clusters m", fontsize=8)
-        ax.set_ylabel("avg-precision", fontsize=8)
-        ax.tick_params(labelsize=7)
+        ax.set_title(f"{name} k={_k(name)}", fontsize=10)
+        ax.set_xlabel("number of clusters m", fontsize=9)
+        ax.set_ylabel("avg-precision", fontsize=9)
+        ax.tick_params(labelsize=8)
         ax.grid(alpha=0.3)
     for ax in axes.ravel()[n:]:
         ax.set_visible(False)
-    axes.ravel()[0].legend(fontsize=7)
+    # below the panels, where it covers no curve
+    fig.legend(*axes.ravel()[0].get_legend_handles_labels(), loc="outside lower center", ncols=2, fontsize=9,
+               frameon=False)
     title = "regular-scale" if which == "fig1" else "large-scale"
     fig.suptitle(f"LAML-kNN against the number of clusters ({title} data sets)", fontsize=10)
     return fig

@@ -291,7 +291,7 @@ def _rows(datasets, ks, means, empty_pct) -> list[dict[str, Any]]:
 
 
 def _figure(empty_pct: dict[str, dict[tuple[str, int], float]], ks) -> Any:
-    fig = new_figure(6.0, 3.8)
+    fig = new_figure(6.0, 4.6)
     ax = fig.add_subplot()
     for i, (name, curve) in enumerate(empty_pct.items()):
         color = f"C{i}"
@@ -300,9 +300,10 @@ def _figure(empty_pct: dict[str, dict[tuple[str, int], float]], ks) -> Any:
                 label=f"{name}, MULAN 2008 rule")
     ax.set_xlabel("number of nearest neighbours k")
     ax.set_ylabel("% of test instances with no label")
-    ax.set_title("BRkNN predicts the empty set (Spyromitros et al. 2008, Fig. 1)", fontsize=9)
+    ax.set_title("BRkNN predicts the empty set (Spyromitros et al. 2008, Fig. 1)", fontsize=10)
     ax.set_xlim(min(ks) - 0.5, max(ks) + 0.5)
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+    # below the axes, where it covers no curve
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=2, fontsize=8, frameon=False)
     return fig
