@@ -20,7 +20,10 @@ training rows, 12,914 queries.
   (CSR stays CSR), ``kneighbors()`` (its own leave-one-out) + ``kneighbors(X_test)``.
 
 Every timing is the best of ``--repeats`` runs, the three engines interleaved in every
-repeat (the machine is shared and noisy: only ratios from one run mean anything).  The
+repeat (the machine is shared and noisy: only ratios from one run mean anything).  Beside the
+wall-clock seconds, ``cpu`` columns give the CPU seconds of the process over the same run (every
+thread of the engine counted; the least over the repeats): on a loaded machine they move less
+than the wall clock, and their ratio says which engine does less work.  The
 columns ``=sk`` and ``=fa`` compare results: ``=sk`` is the largest distance difference
 with scikit-learn (float64, should be ~1e-12); ``=fa`` the fraction of neighbour indices
 equal to faiss's (float32 distances: near-ties may come out in another order).
@@ -113,15 +116,22 @@ def run_sklearn(Xtr: Any, Xte: Any) -> tuple[np.ndarray, ...]:
     return d1, i1, d2, i2
 
 
+#: CPU seconds of the last best_of call, by engine (the least over its repeats)
+CPU: dict[str, float] = {}
+
+
 def best_of(fns: dict[str, Callable[[], Any]], repeats: int) -> tuple[dict[str, float], dict[str, Any]]:
     times: dict[str, float] = {name: np.inf for name in fns}
+    CPU.clear()
+    CPU.update({name: np.inf for name in fns})
     results: dict[str, Any] = {}
     for _ in range(repeats):
         for name, fn in fns.items():  # interleaved: noise hits every engine alike
             gc.collect()
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             results[name] = fn()
             times[name] = min(times[name], time.perf_counter() - t)
+            CPU[name] = min(CPU[name], time.process_time() - c)
     return times, results
 
 
@@ -137,7 +147,8 @@ def same_idx(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...]) -> float:
 def exact_table(names: list[str], repeats: int, with_sklearn: bool) -> None:
     head = (
         f"{'dataset':13s} {'n_train x d':>13s} {'fmt':>6s} {'nnz/row':>7s} {'path':>6s} "
-        f"{'ours s':>7s} {'faiss s':>7s} {'ours/fa':>7s} {'sk s':>7s} {'ours/sk':>7s} {'=sk':>8s} {'=fa':>6s}"
+        f"{'ours s':>7s} {'faiss s':>7s} {'ours/fa':>7s} {'sk s':>7s} {'ours/sk':>7s} {'=sk':>8s} {'=fa':>6s} "
+        f"{'ours cpu':>8s} {'fa cpu':>7s} {'sk cpu':>7s} {'cpu o/sk':>8s}"
     )
     print(head)
     print("-" * len(head))
@@ -164,7 +175,9 @@ def exact_table(names: list[str], repeats: int, with_sklearn: bool) -> None:
         print(
             f"{name:13s} {f'{Xtr.shape[0]}x{Xtr.shape[1]}':>13s} {'csr' if sparse else 'dense':>6s} "
             f"{nnz:7.1f} {path:>6s} {times['ours']:7.3f} {times['faiss']:7.3f} {r_fa:7.2f} "
-            f"{sk_t:7.3f} {times['ours'] / sk_t:7.2f} {sk_diff:8.1e} {same_idx(res['ours'], res['faiss']):6.3f}",
+            f"{sk_t:7.3f} {times['ours'] / sk_t:7.2f} {sk_diff:8.1e} {same_idx(res['ours'], res['faiss']):6.3f} "
+            f"{CPU['ours']:8.3f} {CPU['faiss']:7.3f} {CPU.get('sklearn', np.nan):7.3f} "
+            f"{CPU['ours'] / CPU.get('sklearn', np.nan):8.2f}",
             flush=True,
         )
     for kind, r in ratios.items():
