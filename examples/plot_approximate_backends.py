@@ -16,6 +16,7 @@ import time
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from mlneighbors.neighbors import get_index
 
@@ -57,20 +58,23 @@ for name, (param, values) in sweeps.items():
               f"recall {recall:.3f}")
     builds[name] = float(np.median(seconds_to_build))
 
-plt.rcParams.update({"font.size": 13})
-fig, ax = plt.subplots(figsize=(8, 6), layout="constrained")
+plt.rcParams.update({"font.size": 14})
+fig, ax = plt.subplots(figsize=(7, 6.2), layout="constrained")
 for name, pts in points.items():
     seconds, recall, values = zip(*pts, strict=True)
     ax.plot(seconds, recall, marker="o", label=f"{name} ({sweeps[name][0]}; build {builds[name]:.1f} s)")
     for s, r, v in pts:
-        ax.annotate(str(v), (s, r), textcoords="offset points", xytext=(5, -13), fontsize=11)
+        ax.annotate(str(v), (s, r), textcoords="offset points", xytext=(5, -13), fontsize=12)
 ax.scatter([exact_seconds], [1.0], marker="*", s=250, color="k", zorder=3,
            label=f"exact (build {exact_build:.2f} s)")
 ax.set_xscale("log")
+ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))  # plain numbers, at 1, 2 and 5 per decade
+ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+ax.xaxis.set_minor_formatter(NullFormatter())
 ax.set_xlabel("seconds: search of 5,000 queries (log scale)")
 ax.set_ylabel(f"recall of the exact {k} neighbours")
 ax.grid(alpha=0.3)
-fig.legend(loc="outside lower center", ncols=2, frameon=False, fontsize=12)
+fig.legend(loc="outside lower center", ncols=2, frameon=False, fontsize=13)
 ax.set_title("30,000 x 32 clustered rows, k = 10\n(numbers: the search breadth)")
 plt.show()
 

@@ -44,8 +44,8 @@ print(f"macro F1 on the test rows: learnt {np.mean(f1_at['learnt']):.3f}, "
 # it was chosen and on the test rows (right). Bottom: the balanced scores of the test rows for
 # "amazed-suprised" (the dataset's spelling), split by whether the row carries the label.
 
-plt.rcParams.update({"font.size": 13})
-fig = plt.figure(figsize=(8, 9), layout="constrained")
+plt.rcParams.update({"font.size": 14})
+fig = plt.figure(figsize=(7, 9.5), layout="constrained")
 top, bottom = fig.subfigures(2, 1, height_ratios=[1, 1])
 left, right = top.subplots(1, 2, sharey=True)
 y = np.arange(len(train.label_names))
@@ -54,7 +54,7 @@ left.axvline(0, color="grey", lw=1)
 left.set_yticks(y, train.label_names)
 left.invert_yaxis()
 left.set_xlabel("threshold h")
-left.tick_params(axis="x", labelsize=11)
+left.tick_params(axis="x", labelsize=12)
 right.plot(model.train_fscores_, y, "o", color="C3", markersize=8, label="training rows")
 right.plot(f1_at["learnt"], y, "D", color="C2", markersize=8, markerfacecolor="none", markeredgewidth=2,
            label="test rows")

@@ -52,9 +52,9 @@ for j, name in enumerate(test.label_names):
 # the first two directions of each, every point a test row, coloured by the label that the
 # first BLDA direction separates best (chosen from the numbers above, and named in the title).
 
-plt.rcParams.update({"font.size": 13})
+plt.rcParams.update({"font.size": 14})
 best = int(np.argmax(auc["BLDA"][:, 0]))
-fig = plt.figure(figsize=(8, 9.5), layout="constrained")
+fig = plt.figure(figsize=(7, 10), layout="constrained")
 top, bottom = fig.subfigures(2, 1, height_ratios=[1, 1.15])
 ax = top.subplots()
 y = np.arange(len(test.label_names))

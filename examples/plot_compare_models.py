@@ -50,15 +50,15 @@ for dataset, by_model in results.items():
 
 y = np.arange(len(NAMES))
 markers = {"emotions": "o", "yeast": "s", "scene": "D"}
-plt.rcParams.update({"font.size": 12})
-fig, axes = plt.subplots(1, len(METRICS), figsize=(8, 6.4), sharey=True, layout="constrained")
+plt.rcParams.update({"font.size": 13})
+fig, axes = plt.subplots(1, len(METRICS), figsize=(7, 7), sharey=True, layout="constrained")
 for ax, metric in zip(axes, METRICS, strict=True):
     for j, dataset in enumerate(DATASETS):
         values = [results[dataset][name].mean[metric] for name in NAMES]
         ax.plot(values, y, markers[dataset], color=f"C{j}", markersize=7, label=dataset)
     better = "lower is\nbetter" if metric == "hamming_loss" else "higher is\nbetter"
-    ax.set_title(f"{metric.replace('_', ' ')}\n({better})", fontsize=12)
-    ax.tick_params(axis="x", labelsize=10, labelrotation=45)
+    ax.set_title(f"{metric.replace('_', ' ')}\n({better})", fontsize=13)
+    ax.tick_params(axis="x", labelsize=11, labelrotation=45)
     ax.grid(alpha=0.3)
 axes[0].set_yticks(y, labels)
 axes[0].invert_yaxis()
@@ -71,7 +71,7 @@ _ = fig.suptitle("The models on the standard test splits (k = 10, b = 5)")
 # Seconds for fit + predict, measured in this run (shared neighbour searches count once, for the
 # first model that needs them). Compare models within a dataset.
 
-fig, ax = plt.subplots(figsize=(8, 6), layout="constrained")
+fig, ax = plt.subplots(figsize=(7, 6.5), layout="constrained")
 for j, dataset in enumerate(DATASETS):
     seconds = [float(results[dataset][n].fit_time.sum() + results[dataset][n].predict_time.sum()) for n in NAMES]
     ax.plot(seconds, y, markers[dataset], color=f"C{j}", markersize=8, label=dataset)

@@ -65,14 +65,14 @@ if __name__ == "__main__":
 
 if __name__ == "__main__":
     plt.rcParams.update({"font.size": 13})
-    fig, ax = plt.subplots(figsize=(8, 4.6), layout="constrained")
+    fig, ax = plt.subplots(figsize=(7, 5), layout="constrained")
     names = ["in-process"] + [f"{s} shard{'s' if s > 1 else ''}" for s in SHARDS]
     times = [in_process_seconds] + [seconds[s] for s in SHARDS]
     bars = ax.bar(range(len(names)), times, color=["C1"] + ["C0"] * len(SHARDS))
     ax.bar_label(bars, [f"{in_process_seconds:.2f} s"]
                  + [f"{seconds[s]:.2f} s\n{'same' if same[s] else 'DIFFERENT'}" for s in SHARDS], fontsize=12)
     ax.set_xticks(range(len(names)), names)
-    ax.set_xlabel("'exact' in this process, then backend='dask' on 2 workers with n_shards =")
+    ax.set_xlabel("'exact' in this process; backend='dask', 2 workers")
     ax.set_ylabel("seconds, fit + predict")
     ax.set_ylim(0, 1.3 * max(times))
     ax.set_title("ML-kNN (k = 10), 20,000 x 32 rows, 2,000 queries:\ntime, and scores the same as in-process?")

@@ -24,8 +24,8 @@ frequency = train.Y.mean(axis=0)
 labels = [int(np.argmax(frequency)), int(np.argsort(frequency)[len(frequency) // 2]), int(np.argmin(frequency))]
 counts = np.arange(model.n_neighbors_ + 1)
 
-plt.rcParams.update({"font.size": 12})
-fig, axes = plt.subplots(3, 2, figsize=(8, 10), sharex=True, layout="constrained")
+plt.rcParams.update({"font.size": 13})
+fig, axes = plt.subplots(3, 2, figsize=(7, 10.5), sharex=True, layout="constrained")
 for row, l in enumerate(labels):
     prior = model.prior_[l]
     a = prior * model.cond_prob_true_[l]
@@ -41,10 +41,10 @@ for row, l in enumerate(labels):
     right.set_ylim(0, 1)
     first = counts[posterior >= 0.5]
     right.set_title(f"predicted from {first[0]} of {model.n_neighbors_}" if len(first) else "never predicted",
-                    fontsize=12)
+                    fontsize=13)
     print(f"{train.label_names[l]:8s} prior {prior:.3f}  posterior by count: {np.round(posterior, 2).tolist()}")
-axes[0, 0].set_title("likelihood of the count", fontsize=12)
-axes[0, 1].set_title("posterior = predict_proba\n" + axes[0, 1].get_title(), fontsize=12)
+axes[0, 0].set_title("likelihood of the count", fontsize=13)
+axes[0, 1].set_title("posterior = predict_proba\n" + axes[0, 1].get_title(), fontsize=13)
 for ax in axes[-1]:
     ax.set_xlabel("neighbours carrying the label")
     ax.set_xticks(counts[::2])

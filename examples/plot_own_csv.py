@@ -71,10 +71,10 @@ print("same predictions as the command line:",
 # The scores of the first rows, and how often each label is predicted against how often the
 # test rows carry it.
 
-plt.rcParams.update({"font.size": 13})
-fig, axes = plt.subplots(2, 1, figsize=(8, 10), layout="constrained", height_ratios=[1.25, 1])
+plt.rcParams.update({"font.size": 14})
+fig, axes = plt.subplots(2, 1, figsize=(7, 10), layout="constrained", height_ratios=[1.25, 1])
 im = axes[0].imshow(predictions[score_columns].to_numpy()[:40].T, aspect="auto", cmap="viridis", vmin=0, vmax=1)
-axes[0].set_yticks(range(len(label_columns)), [c.replace("Class", "label ") for c in label_columns], fontsize=11)
+axes[0].set_yticks(range(len(label_columns)), [c.replace("Class", "label ") for c in label_columns], fontsize=12)
 axes[0].set_xlabel("new row (the first 40)")
 axes[0].set_title("predictions.csv: the score columns")
 fig.colorbar(im, ax=axes[0], shrink=0.9, label="score (ML-kNN's posterior)")

@@ -66,8 +66,8 @@ torch_model = MLkNN(10, backend="torch", backend_params={"device": device}).fit(
 agree = np.array_equal(exact_model.predict_proba(Q), torch_model.predict_proba(Q))
 print("same ML-kNN scores:", agree)
 
-plt.rcParams.update({"font.size": 13})
-fig, ax = plt.subplots(figsize=(8, 3.4), layout="constrained")
+plt.rcParams.update({"font.size": 14})
+fig, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
 names = list(timings)
 ax.barh(names, [timings[n] for n in names], color=["C0", "C1"][: len(names)])
 for i, n in enumerate(names):
