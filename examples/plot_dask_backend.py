@@ -64,13 +64,13 @@ if __name__ == "__main__":
 # ---------------------------
 
 if __name__ == "__main__":
-    plt.rcParams.update({"font.size": 13})
+    plt.rcParams.update({"font.size": 14})
     fig, ax = plt.subplots(figsize=(7, 5), layout="constrained")
     names = ["in-process"] + [f"{s} shard{'s' if s > 1 else ''}" for s in SHARDS]
     times = [in_process_seconds] + [seconds[s] for s in SHARDS]
     bars = ax.bar(range(len(names)), times, color=["C1"] + ["C0"] * len(SHARDS))
     ax.bar_label(bars, [f"{in_process_seconds:.2f} s"]
-                 + [f"{seconds[s]:.2f} s\n{'same' if same[s] else 'DIFFERENT'}" for s in SHARDS], fontsize=12)
+                 + [f"{seconds[s]:.2f} s\n{'same' if same[s] else 'DIFFERENT'}" for s in SHARDS], fontsize=13)
     ax.set_xticks(range(len(names)), names)
     ax.set_xlabel("'exact' in this process; backend='dask', 2 workers")
     ax.set_ylabel("seconds, fit + predict")
