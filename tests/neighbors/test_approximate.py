@@ -88,6 +88,22 @@ def test_hnswlib_ef_below_k(data):
     assert np.all(idx >= 0) and all(len(set(r)) == 150 for r in idx)
 
 
+@pytest.mark.parametrize("name, breadth", [("hnswlib", "ef"), ("faiss-hnsw", "ef_search"), ("faiss-ivf", "nprobe")])
+def test_the_breadth_of_a_built_index_is_not_changed_in_silence(data, name, breadth):
+    """The breadth is fixed at build (the recall is measured at it): set_params on a built
+    index is refused, naming it, instead of being ignored by the queries; unbuilt it is set."""
+    pytest.importorskip(LIBRARY[name])
+    X, Q = data
+    index = get_index(name, **{breadth: 4}).build(X[:300])
+    before = index.query(Q[:20], 5)
+    with pytest.raises(ValueError, match=f"{breadth} is fixed when the index is built.*build again"):
+        index.set_params(**{breadth: 64})
+    np.testing.assert_array_equal(index.query(Q[:20], 5)[1], before[1])
+    index.set_params(**{breadth: 4})  # the same value: nothing changes, nothing refused
+    fresh = get_index(name).set_params(**{breadth: 64})
+    assert getattr(fresh, breadth) == 64
+
+
 @pytest.mark.parametrize("name", list(LIBRARY))
 def test_missing_package_names_the_extra(monkeypatch, name):
     monkeypatch.setitem(sys.modules, LIBRARY[name], None)  # import now raises ImportError

@@ -100,6 +100,19 @@ class ApproximateIndex(BaseIndex):
     def _library(self) -> ModuleType:
         return import_optional(self.module, backend=self.name, extra=self.extra, package=self.package)
 
+    def set_params(self, **params: Any) -> ApproximateIndex:
+        """scikit-learn's ``set_params``, except that the search breadth (``ef``, ``ef_search``,
+        ``nprobe``) of a built index cannot be changed: it is fixed at build (given or calibrated
+        to ``recall``, with the recall measured at it), so a new value would be ignored by the
+        queries.  Set it, then build again."""
+        changed = self.breadth and self.breadth in params and params[self.breadth] != getattr(self, self.breadth)
+        if changed and hasattr(self, "_breadth"):
+            raise ValueError(
+                f"{type(self).__name__}: {self.breadth} is fixed when the index is built (given, or "
+                f"calibrated to recall); set {self.breadth}={params[self.breadth]!r} and build again"
+            )
+        return super().set_params(**params)
+
     def _check_recall_params(self) -> None:
         check_positive_int(self.recall_k, "recall_k")
         r = self.recall
