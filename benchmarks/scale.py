@@ -398,11 +398,19 @@ def predicted(rows: list[dict], consts: dict) -> str:
     for name, value in consts.items():
         if name != "exact":
             _auto._NS_APPROX[name] = value
-    text = "| n | d | backend | measured s | model s |\n|---|---|---|---|---|\n"
+    names = list(dict.fromkeys(r["backend"] for r in rows))
+    text = ("| d | n | " + " | ".join(f"{name} s (model)" for name in names) + " | rule |\n"
+            + "|---" * (len(names) + 3) + "|\n")
+    cells: dict[tuple[int, int], dict[str, str]] = {}
     for r in rows:
         model = (_auto.exact_seconds(r["n"], r["n"], r["d"], n_threads=threads) if r["backend"] == "exact"
                  else _auto.approximate_seconds(r["n"], r["d"], backend=r["backend"], n_threads=threads))
-        text += f"| {r['n']:,} | {r['d']} | {r['backend']} | {r['seconds']:.1f} | {model:.1f} |\n"
+        cells.setdefault((r["d"], r["n"]), {})[r["backend"]] = f"{r['seconds']:.1f} ({model:.1f})"
+    for (d, n), got in cells.items():
+        if "exact" not in got:
+            got["exact"] = f"- ({_auto.exact_seconds(n, n, d, n_threads=threads):.0f})"
+        rule = _auto.choose_backend(n, d, n_threads=threads).backend
+        text += f"| {d} | {n:,} | " + " | ".join(got.get(name, "-") for name in names) + f" | {rule} |\n"
     text += "\ncrossover (the smallest n the rule sends to an approximate index): "
     parts = []
     for d in (32, 64, 128, 256, 384, 768):

@@ -203,7 +203,8 @@ class AutoIndex(BaseIndex):
     ----------
     metric : {"euclidean", "cosine", "manhattan"}, default="euclidean"
     recall : float in (0, 1] or None, default=None
-        The recall an approximate pick is calibrated to (None: 0.95); ignored when the exact
+        The recall an approximate pick is calibrated to (None: 0.96, see
+        :data:`~mlneighbors.neighbors._recall.DEFAULT_RECALL`); ignored when the exact
         search is picked (its recall is 1).
     recall_k : int, default=10
         The k of that recall (the estimators set it to their ``n_neighbors``).
