@@ -26,7 +26,10 @@ Per size and contender, in a fresh subprocess (its peak memory is its own):
 - ``fit``: the rest of ``MLkNN.fit``: the leave-one-out search of every training row and the
   label tables;
 - ``predict``: ``predict`` of the ``--queries`` rows; ``end to end`` is the sum of the three,
-  ``x exact`` its ratio to exact's (above 1: faster than exact);
+  ``x exact`` its ratio to exact's (above 1: faster than exact); ``CPU s`` the process's CPU
+  seconds over the same three steps (every thread; a Dask contender's workers not counted) and
+  its ratio: on a machine shared with other jobs, wall seconds depend on what else runs, CPU
+  seconds much less;
 - ``recall@10``: the tie-aware recall (a neighbour at the distance of the k-th exact one counts)
   of ``kneighbors`` of ``--recall-queries`` sampled test rows against their exact neighbours;
 - ``P@1``, ``P@5`` (``predict_top_k``) and ``micro-F1`` (``predict``) of the model on those same
@@ -179,12 +182,14 @@ class TimedBuild:
 
     def __init__(self, model: Any) -> None:
         self.seconds = 0.0
+        self.cpu = 0.0
         inner = model._build_index
 
         def timed(X: Any, Y: Any) -> Any:
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             out = inner(X, Y)
             self.seconds += time.perf_counter() - t
+            self.cpu += time.process_time() - c
             return out
 
         model._build_index = timed
@@ -205,12 +210,13 @@ def child_contender(spec: dict) -> dict:
         # the leave-one-out search of a seeded sample of rows, extrapolated in the number of rows
         rows = np.sort(np.random.default_rng([seed, 2]).choice(n, size=spec["exact_sample"], replace=False))
         with Peak() as peak:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             index = ExactIndex().build(X)
-            t1 = time.perf_counter()
+            t1, c1 = time.perf_counter(), time.process_time()
             loo_kneighbors(index, X, K, rows=rows, validated=True)
-            t2 = time.perf_counter()
-        out.update(build=t1 - t0, fit=(t2 - t1) * n / len(rows), extrapolated=True, peak=peak.bytes)
+            t2, c2 = time.perf_counter(), time.process_time()
+        out.update(build=t1 - t0, fit=(t2 - t1) * n / len(rows), extrapolated=True, peak=peak.bytes,
+                   build_cpu=c1 - c0, fit_cpu=(c2 - c1) * n / len(rows))
         if spec["exact_quality"] == "whole":
             full = MLkNN(K)
             t3 = time.perf_counter()
@@ -219,14 +225,12 @@ def child_contender(spec: dict) -> dict:
             model = full
         else:
             model = None
+        t4, c4 = time.perf_counter(), time.process_time()
         if model is not None:
-            t4 = time.perf_counter()
             model.predict(Q)
-            out["predict"] = time.perf_counter() - t4
         else:
-            t4 = time.perf_counter()
             index.query(Q, K)
-            out["predict"] = time.perf_counter() - t4
+        out["predict"], out["predict_cpu"] = time.perf_counter() - t4, time.process_time() - c4
     else:
         if name.startswith("dask-"):  # shards of the inner index on a local cluster (its start untimed)
             from distributed import Client, LocalCluster
@@ -239,15 +243,16 @@ def child_contender(spec: dict) -> dict:
             model = MLkNN(K, backend=name)
         timer = TimedBuild(model)
         with Peak() as peak:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             model.fit(X, Y)
-            t1 = time.perf_counter()
+            t1, c1 = time.perf_counter(), time.process_time()
             model.predict(Q)
-            t2 = time.perf_counter()
+            t2, c2 = time.perf_counter(), time.process_time()
         out.update(build=timer.seconds, fit=t1 - t0 - timer.seconds, predict=t2 - t1, extrapolated=False,
-                   peak=peak.bytes)
+                   peak=peak.bytes, build_cpu=timer.cpu, fit_cpu=c1 - c0 - timer.cpu, predict_cpu=c2 - c1)
         del model._build_index  # the timing wrapper: not part of the model
     out["end_to_end"] = out["build"] + out["fit"] + out["predict"]
+    out["end_to_end_cpu"] = out["build_cpu"] + out["fit_cpu"] + out["predict_cpu"]
     if model is not None:
         out["backend_"] = model.backend_
         out["recall_"] = float(model.recall_)
@@ -284,12 +289,12 @@ def child_load(spec: dict) -> dict:
 
     _approximate.ApproximateIndex._build = counted
     gc.collect()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     model = mlneighbors.load(spec["path"])
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.process_time()
     model.predict(Q)
-    t2 = time.perf_counter()
-    return {"load": t1 - t0, "predict": t2 - t1, "builds": len(builds)}
+    t2, c2 = time.perf_counter(), time.process_time()
+    return {"load": t1 - t0, "predict": t2 - t1, "builds": len(builds), "load_cpu": c1 - c0, "predict_cpu": c2 - c1}
 
 
 # -- tuning -------------------------------------------------------------------------------
@@ -508,9 +513,9 @@ def fmt(x: Any, digits: int = 3) -> str:
 
 def main_table(results: list[dict], args: argparse.Namespace) -> str:
     lines = [
-        "| n x d | contender | backend_ | build s | fit s | predict s | end to end s | x exact | recall@10 "
-        "| recall_ | P@1 | P@5 | micro-F1 | peak MB |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| n x d | contender | backend_ | build s | fit s | predict s | end to end s | x exact | CPU s | x exact (CPU) "
+        "| recall@10 | recall_ | P@1 | P@5 | micro-F1 | peak MB |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     by_size: dict[tuple, dict] = {}
     for r in results:
@@ -519,13 +524,16 @@ def main_table(results: list[dict], args: argparse.Namespace) -> str:
         exact = rows.get("exact", {})
         for name, r in rows.items():
             if "error" in r:
-                lines.append(f"| {n:,} x {d} | {name} | failed: {r['error']} |" + " |" * 11)
+                lines.append(f"| {n:,} x {d} | {name} | failed: {r['error']} |" + " |" * 13)
                 continue
             ratio = exact.get("end_to_end", float("nan")) / r["end_to_end"] if exact.get("end_to_end") else None
+            ratio_cpu = (exact["end_to_end_cpu"] / r["end_to_end_cpu"]
+                         if exact.get("end_to_end_cpu") and r.get("end_to_end_cpu") else None)
             star = " *" if r.get("extrapolated") else ""
             lines.append(
                 f"| {n:,} x {d} | {name} | {r.get('backend_', '-')} | {fmt(r['build'], 1)} | {fmt(r['fit'], 1)}{star} "
                 f"| {fmt(r['predict'], 1)} | {fmt(r['end_to_end'], 1)}{star} | {fmt(ratio, 2)} "
+                f"| {fmt(r.get('end_to_end_cpu'), 1)}{star} | {fmt(ratio_cpu, 2)} "
                 f"| {fmt(r.get('recall'))} | {fmt(r.get('recall_'))} | {fmt(r.get('p1'), 4)} | {fmt(r.get('p5'), 4)} "
                 f"| {fmt(r.get('micro_f1'), 4)} "
                 f"| {fmt((r.get('peak') or 0) / MB, 0)} |"
@@ -541,12 +549,13 @@ def main_table(results: list[dict], args: argparse.Namespace) -> str:
 
 
 def saved_table(rows: list[dict]) -> str:
-    lines = ["| model | index in the file | file MB | load s | predict s | load + predict s | builds |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| model | index in the file | file MB | load s | predict s | load + predict s | CPU s | builds |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in rows:
+        cpu = (r.get("load_cpu") or 0) + (r.get("predict_cpu") or 0)
         lines.append(f"| {r['label']} | {r['include']} | {fmt(r['bytes'] / MB, 0)} | {fmt(r.get('load'), 1)} "
                      f"| {fmt(r.get('predict'), 1)} | {fmt((r.get('load') or 0) + (r.get('predict') or 0), 1)} "
-                     f"| {r.get('builds', '-')} |")
+                     f"| {fmt(cpu, 1)} | {r.get('builds', '-')} |")
     return "\n".join(lines)
 
 
