@@ -8,6 +8,8 @@ Usage::
         [--exact-quality whole|skip] [--saved-at 1000000] [--workers 2] [--out table.md] [--seed 0]
     PYTHONPATH=src python benchmarks/scale.py --sizes 300000x128 --contenders hnswlib dask-hnswlib
     PYTHONPATH=src python benchmarks/scale.py --quick        # a smoke run: 20,000 x 32 and 40,000 x 32
+    PYTHONPATH=src python benchmarks/scale.py --from-log a.log b.log [--out table.inc]   # the tables of
+        # earlier runs (their stdout), runs nothing; a later row of a size and contender replaces an earlier one
     PYTHONPATH=src python benchmarks/scale.py --tune build [--n 100000] [--d 128]
     PYTHONPATH=src python benchmarks/scale.py --tune crossover
     PYTHONPATH=src python benchmarks/scale.py --tune graph [--n 100000] [--d 128]
@@ -68,6 +70,7 @@ import gc
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -541,8 +544,11 @@ def main_table(results: list[dict], args: argparse.Namespace) -> str:
     notes = []
     for r in results:
         if r.get("extrapolated"):
-            whole = (f"; the whole fit, run for the quality columns, took {r['fit_whole']:.0f} s"
-                     if "fit_whole" in r else "")
+            if "fit_whole" in r:
+                whole = f"; the whole fit, run for the quality columns, took {r['fit_whole']:.0f} s"
+            else:
+                whole = ("; its predict is the exact search of the queries, and its quality columns were not "
+                         "measured (``--exact-quality skip``: the whole fit would take the extrapolated time)")
             notes.append(f"\\* exact at {r['n']:,} x {r['d']}: leave-one-out search timed on {args.exact_sample:,} "
                          f"sampled rows against the full index and extrapolated linearly to {r['n']:,} rows{whole}.")
     return "\n".join(lines + [""] + notes)
@@ -553,7 +559,8 @@ def saved_table(rows: list[dict]) -> str:
              "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         cpu = (r.get("load_cpu") or 0) + (r.get("predict_cpu") or 0)
-        lines.append(f"| {r['label']} | {r['include']} | {fmt(r['bytes'] / MB, 0)} | {fmt(r.get('load'), 1)} "
+        size = r["bytes"] / MB if r.get("bytes") is not None else None
+        lines.append(f"| {r['label']} | {r['include']} | {fmt(size, 0)} | {fmt(r.get('load'), 1)} "
                      f"| {fmt(r.get('predict'), 1)} | {fmt((r.get('load') or 0) + (r.get('predict') or 0), 1)} "
                      f"| {fmt(cpu, 1)} | {r.get('builds', '-')} |")
     return "\n".join(lines)
@@ -567,6 +574,8 @@ def to_rst(markdown: str) -> str:
 
     def cell(text: str) -> str:
         text = text.strip().replace("*", "\\*").replace("|", "/")
+        if re.fullmatch(r"[A-Za-z]\w*_", text):  # an attribute (recall_): a literal, not a reference
+            return f"``{text}``"
         return "–" if text in ("", "-") else text
 
     def flush() -> None:
@@ -591,6 +600,38 @@ def to_rst(markdown: str) -> str:
         out.append(line.replace("\\*", "\\*").replace("^", "\\ :sup:`", 0))
     flush()
     return "\n".join(out) + "\n"
+
+
+def tables(results: list[dict], saved: list[dict], args: argparse.Namespace) -> str:
+    text = main_table(results, args)
+    if saved:
+        text += "\n\nA saved model, loaded in a fresh process, predicting the queries:\n\n" + saved_table(saved)
+        text += "\n\n(build of that model: " + ", ".join(f"{r['label']}: {r['build']:.1f} s" for r in saved[::2]) + ")"
+    return text
+
+
+def read_logs(paths: list[str]) -> tuple[list[dict], list[dict]]:
+    """The contender rows and the saved-model rows that earlier runs printed (their stdout), in
+    order; a later row of the same size and contender replaces an earlier one."""
+    rows: dict[tuple, dict] = {}
+    saved: dict[tuple, dict] = {}
+    for path in paths:
+        for line in Path(path).read_text().splitlines():
+            head, brace, tail = line.partition(" {")
+            if not brace:
+                continue
+            r = json.loads("{" + tail)
+            if head.strip().startswith("saved "):
+                include = head.split()[1]
+                if "label" not in r:  # a log written before the saved rows were printed whole
+                    at = [x for x in rows.values() if "save_with" in x]
+                    best = min(at, key=lambda x: x["end_to_end"])
+                    r = {"label": f"{best['contender']} ({best['backend_']}) at {best['n']:,} x {best['d']}",
+                         "include": include, "bytes": best.get(f"bytes_{include}"), "build": best["build"], **r}
+                saved[(r["label"], include)] = r
+            elif "contender" in r:
+                rows[(r["n"], r["d"], r["contender"])] = r
+    return list(rows.values()), list(saved.values())
 
 
 def write_out(path: str, text: str) -> None:
@@ -619,7 +660,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--d", type=int, default=128)
     parser.add_argument("--configs", nargs="+", help="--tune build: these configurations only, e.g. "
                         "hnswlib:M=16,ef_construction=40 faiss-ivf:nlist=600 exact")
-    parser.add_argument("--from-log", help="--tune crossover: fit the models to the rows of an earlier run's log")
+    parser.add_argument("--from-log", nargs="+",
+                        help="the tables of earlier runs' logs (their stdout), run nothing; with --tune crossover: "
+                        "fit the models to the rows of an earlier run's log")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
@@ -645,8 +688,8 @@ def main(argv: list[str] | None = None) -> None:
                          f"| {r['loo_breadth']} "
                          f"| {r['recall_']:.3f} | {r['build']:.1f} | {r['loo']:.1f} | {r['total']:.1f} |\n")
         elif args.tune == "crossover":
-            rows = ([json.loads(line) for line in Path(args.from_log).read_text().splitlines() if line.startswith("{")]
-                    if args.from_log else tune_crossover(args.seed))
+            rows = ([json.loads(line) for path in args.from_log for line in Path(path).read_text().splitlines()
+                     if line.startswith("{")] if args.from_log else tune_crossover(args.seed))
             consts = fit_crossover(rows, threads)
             consts_all = dict(consts)
             text = "| n | d | backend | seconds |\n|---|---|---|---|\n"
@@ -667,6 +710,14 @@ def main(argv: list[str] | None = None) -> None:
             write_out(args.out, f"<!-- {header} -->\n\n" + text)
         return
 
+    if args.from_log:
+        results, saved = read_logs(args.from_log)
+        text = tables(results, saved, args)
+        print(text)
+        if args.out:
+            write_out(args.out, f"<!-- scale.py --from-log {' '.join(Path(p).name for p in args.from_log)} -->\n\n"
+                      + text + "\n")
+        return
     sizes = [parse_size(s) for s in (args.sizes or (QUICK if args.quick else FULL))]
     if args.quick:
         args.queries, args.recall_queries, args.exact_sample_above, args.exact_sample = 2000, 500, 30_000, 2000
@@ -688,7 +739,7 @@ def main(argv: list[str] | None = None) -> None:
             t = time.perf_counter()
             r = {"n": n, "d": d, "contender": name, **run_child(spec, log)}
             print(f"  {n} x {d} {name}: {time.perf_counter() - t:.0f} s "
-                  + json.dumps({k: v for k, v in r.items() if not k.startswith(("path", "bytes"))}), flush=True)
+                  + json.dumps({k: v for k, v in r.items() if not k.startswith("path")}), flush=True)
             results.append(r)
         at = [r for r in results if r["n"] == n and r["d"] == d and "path_with" in r]
         if at:
@@ -699,14 +750,11 @@ def main(argv: list[str] | None = None) -> None:
                 r = run_child(spec, log)
                 saved.append({"label": f"{best['contender']} ({best['backend_']}) at {n:,} x {d}", "include": include,
                               "bytes": best[f"bytes_{include}"], "build": best["build"], **r})
-                print(f"  saved {include} index: {json.dumps(r)}", flush=True)
+                print(f"  saved {include} index: {json.dumps(saved[-1])}", flush=True)
     for path in Path(save_dir).glob("*.skops"):
         path.unlink()
     os.rmdir(save_dir)
-    text = main_table(results, args)
-    if saved:
-        text += "\n\nA saved model, loaded in a fresh process, predicting the queries:\n\n" + saved_table(saved)
-        text += "\n\n(build of that model: " + ", ".join(f"{r['label']}: {r['build']:.1f} s" for r in saved[::2]) + ")"
+    text = tables(results, saved, args)
     print("\n" + text)
     if args.out:
         write_out(args.out, f"<!-- scale.py: {header}; {args.queries} queries -->\n\n" + text + "\n")
