@@ -8,6 +8,8 @@ Usage::
         [--exact-quality whole|skip] [--saved-at 1000000] [--workers 2] [--out table.md] [--seed 0]
     PYTHONPATH=src python benchmarks/scale.py --sizes 300000x128 --contenders hnswlib dask-hnswlib
     PYTHONPATH=src python benchmarks/scale.py --quick        # a smoke run: 20,000 x 32 and 40,000 x 32
+    PYTHONPATH=src python benchmarks/scale.py --from-log a.log b.log [--out table.inc]   # the tables of
+        # earlier runs (their stdout), runs nothing; a later row of a size and contender replaces an earlier one
     PYTHONPATH=src python benchmarks/scale.py --tune build [--n 100000] [--d 128]
     PYTHONPATH=src python benchmarks/scale.py --tune crossover
     PYTHONPATH=src python benchmarks/scale.py --tune graph [--n 100000] [--d 128]
@@ -26,7 +28,10 @@ Per size and contender, in a fresh subprocess (its peak memory is its own):
 - ``fit``: the rest of ``MLkNN.fit``: the leave-one-out search of every training row and the
   label tables;
 - ``predict``: ``predict`` of the ``--queries`` rows; ``end to end`` is the sum of the three,
-  ``x exact`` its ratio to exact's (above 1: faster than exact);
+  ``x exact`` its ratio to exact's (above 1: faster than exact); ``CPU s`` the process's CPU
+  seconds over the same three steps (every thread; a Dask contender's workers not counted) and
+  its ratio: on a machine shared with other jobs, wall seconds depend on what else runs, CPU
+  seconds much less;
 - ``recall@10``: the tie-aware recall (a neighbour at the distance of the k-th exact one counts)
   of ``kneighbors`` of ``--recall-queries`` sampled test rows against their exact neighbours;
 - ``P@1``, ``P@5`` (``predict_top_k``) and ``micro-F1`` (``predict``) of the model on those same
@@ -65,6 +70,7 @@ import gc
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -179,12 +185,14 @@ class TimedBuild:
 
     def __init__(self, model: Any) -> None:
         self.seconds = 0.0
+        self.cpu = 0.0
         inner = model._build_index
 
         def timed(X: Any, Y: Any) -> Any:
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             out = inner(X, Y)
             self.seconds += time.perf_counter() - t
+            self.cpu += time.process_time() - c
             return out
 
         model._build_index = timed
@@ -205,12 +213,13 @@ def child_contender(spec: dict) -> dict:
         # the leave-one-out search of a seeded sample of rows, extrapolated in the number of rows
         rows = np.sort(np.random.default_rng([seed, 2]).choice(n, size=spec["exact_sample"], replace=False))
         with Peak() as peak:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             index = ExactIndex().build(X)
-            t1 = time.perf_counter()
+            t1, c1 = time.perf_counter(), time.process_time()
             loo_kneighbors(index, X, K, rows=rows, validated=True)
-            t2 = time.perf_counter()
-        out.update(build=t1 - t0, fit=(t2 - t1) * n / len(rows), extrapolated=True, peak=peak.bytes)
+            t2, c2 = time.perf_counter(), time.process_time()
+        out.update(build=t1 - t0, fit=(t2 - t1) * n / len(rows), extrapolated=True, peak=peak.bytes,
+                   build_cpu=c1 - c0, fit_cpu=(c2 - c1) * n / len(rows))
         if spec["exact_quality"] == "whole":
             full = MLkNN(K)
             t3 = time.perf_counter()
@@ -219,14 +228,12 @@ def child_contender(spec: dict) -> dict:
             model = full
         else:
             model = None
+        t4, c4 = time.perf_counter(), time.process_time()
         if model is not None:
-            t4 = time.perf_counter()
             model.predict(Q)
-            out["predict"] = time.perf_counter() - t4
         else:
-            t4 = time.perf_counter()
             index.query(Q, K)
-            out["predict"] = time.perf_counter() - t4
+        out["predict"], out["predict_cpu"] = time.perf_counter() - t4, time.process_time() - c4
     else:
         if name.startswith("dask-"):  # shards of the inner index on a local cluster (its start untimed)
             from distributed import Client, LocalCluster
@@ -239,15 +246,16 @@ def child_contender(spec: dict) -> dict:
             model = MLkNN(K, backend=name)
         timer = TimedBuild(model)
         with Peak() as peak:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             model.fit(X, Y)
-            t1 = time.perf_counter()
+            t1, c1 = time.perf_counter(), time.process_time()
             model.predict(Q)
-            t2 = time.perf_counter()
+            t2, c2 = time.perf_counter(), time.process_time()
         out.update(build=timer.seconds, fit=t1 - t0 - timer.seconds, predict=t2 - t1, extrapolated=False,
-                   peak=peak.bytes)
+                   peak=peak.bytes, build_cpu=timer.cpu, fit_cpu=c1 - c0 - timer.cpu, predict_cpu=c2 - c1)
         del model._build_index  # the timing wrapper: not part of the model
     out["end_to_end"] = out["build"] + out["fit"] + out["predict"]
+    out["end_to_end_cpu"] = out["build_cpu"] + out["fit_cpu"] + out["predict_cpu"]
     if model is not None:
         out["backend_"] = model.backend_
         out["recall_"] = float(model.recall_)
@@ -284,12 +292,12 @@ def child_load(spec: dict) -> dict:
 
     _approximate.ApproximateIndex._build = counted
     gc.collect()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     model = mlneighbors.load(spec["path"])
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.process_time()
     model.predict(Q)
-    t2 = time.perf_counter()
-    return {"load": t1 - t0, "predict": t2 - t1, "builds": len(builds)}
+    t2, c2 = time.perf_counter(), time.process_time()
+    return {"load": t1 - t0, "predict": t2 - t1, "builds": len(builds), "load_cpu": c1 - c0, "predict_cpu": c2 - c1}
 
 
 # -- tuning -------------------------------------------------------------------------------
@@ -398,11 +406,19 @@ def predicted(rows: list[dict], consts: dict) -> str:
     for name, value in consts.items():
         if name != "exact":
             _auto._NS_APPROX[name] = value
-    text = "| n | d | backend | measured s | model s |\n|---|---|---|---|---|\n"
+    names = list(dict.fromkeys(r["backend"] for r in rows))
+    text = ("| d | n | " + " | ".join(f"{name} s (model)" for name in names) + " | rule |\n"
+            + "|---" * (len(names) + 3) + "|\n")
+    cells: dict[tuple[int, int], dict[str, str]] = {}
     for r in rows:
         model = (_auto.exact_seconds(r["n"], r["n"], r["d"], n_threads=threads) if r["backend"] == "exact"
                  else _auto.approximate_seconds(r["n"], r["d"], backend=r["backend"], n_threads=threads))
-        text += f"| {r['n']:,} | {r['d']} | {r['backend']} | {r['seconds']:.1f} | {model:.1f} |\n"
+        cells.setdefault((r["d"], r["n"]), {})[r["backend"]] = f"{r['seconds']:.1f} ({model:.1f})"
+    for (d, n), got in cells.items():
+        if "exact" not in got:
+            got["exact"] = f"- ({_auto.exact_seconds(n, n, d, n_threads=threads):.0f})"
+        rule = _auto.choose_backend(n, d, n_threads=threads).backend
+        text += f"| {d} | {n:,} | " + " | ".join(got.get(name, "-") for name in names) + f" | {rule} |\n"
     text += "\ncrossover (the smallest n the rule sends to an approximate index): "
     parts = []
     for d in (32, 64, 128, 256, 384, 768):
@@ -500,9 +516,9 @@ def fmt(x: Any, digits: int = 3) -> str:
 
 def main_table(results: list[dict], args: argparse.Namespace) -> str:
     lines = [
-        "| n x d | contender | backend_ | build s | fit s | predict s | end to end s | x exact | recall@10 "
-        "| recall_ | P@1 | P@5 | micro-F1 | peak MB |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| n x d | contender | backend_ | build s | fit s | predict s | end to end s | x exact | CPU s | x exact (CPU) "
+        "| recall@10 | recall_ | P@1 | P@5 | micro-F1 | peak MB |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     by_size: dict[tuple, dict] = {}
     for r in results:
@@ -511,13 +527,16 @@ def main_table(results: list[dict], args: argparse.Namespace) -> str:
         exact = rows.get("exact", {})
         for name, r in rows.items():
             if "error" in r:
-                lines.append(f"| {n:,} x {d} | {name} | failed: {r['error']} |" + " |" * 11)
+                lines.append(f"| {n:,} x {d} | {name} | failed: {r['error']} |" + " |" * 13)
                 continue
             ratio = exact.get("end_to_end", float("nan")) / r["end_to_end"] if exact.get("end_to_end") else None
+            ratio_cpu = (exact["end_to_end_cpu"] / r["end_to_end_cpu"]
+                         if exact.get("end_to_end_cpu") and r.get("end_to_end_cpu") else None)
             star = " *" if r.get("extrapolated") else ""
             lines.append(
                 f"| {n:,} x {d} | {name} | {r.get('backend_', '-')} | {fmt(r['build'], 1)} | {fmt(r['fit'], 1)}{star} "
                 f"| {fmt(r['predict'], 1)} | {fmt(r['end_to_end'], 1)}{star} | {fmt(ratio, 2)} "
+                f"| {fmt(r.get('end_to_end_cpu'), 1)}{star} | {fmt(ratio_cpu, 2)} "
                 f"| {fmt(r.get('recall'))} | {fmt(r.get('recall_'))} | {fmt(r.get('p1'), 4)} | {fmt(r.get('p5'), 4)} "
                 f"| {fmt(r.get('micro_f1'), 4)} "
                 f"| {fmt((r.get('peak') or 0) / MB, 0)} |"
@@ -525,20 +544,25 @@ def main_table(results: list[dict], args: argparse.Namespace) -> str:
     notes = []
     for r in results:
         if r.get("extrapolated"):
-            whole = (f"; the whole fit, run for the quality columns, took {r['fit_whole']:.0f} s"
-                     if "fit_whole" in r else "")
+            if "fit_whole" in r:
+                whole = f"; the whole fit, run for the quality columns, took {r['fit_whole']:.0f} s"
+            else:
+                whole = ("; its predict is the exact search of the queries, and its quality columns were not "
+                         "measured (``--exact-quality skip``: the whole fit would take the extrapolated time)")
             notes.append(f"\\* exact at {r['n']:,} x {r['d']}: leave-one-out search timed on {args.exact_sample:,} "
                          f"sampled rows against the full index and extrapolated linearly to {r['n']:,} rows{whole}.")
     return "\n".join(lines + [""] + notes)
 
 
 def saved_table(rows: list[dict]) -> str:
-    lines = ["| model | index in the file | file MB | load s | predict s | load + predict s | builds |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| model | index in the file | file MB | load s | predict s | load + predict s | CPU s | builds |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append(f"| {r['label']} | {r['include']} | {fmt(r['bytes'] / MB, 0)} | {fmt(r.get('load'), 1)} "
+        cpu = (r.get("load_cpu") or 0) + (r.get("predict_cpu") or 0)
+        size = r["bytes"] / MB if r.get("bytes") is not None else None
+        lines.append(f"| {r['label']} | {r['include']} | {fmt(size, 0)} | {fmt(r.get('load'), 1)} "
                      f"| {fmt(r.get('predict'), 1)} | {fmt((r.get('load') or 0) + (r.get('predict') or 0), 1)} "
-                     f"| {r.get('builds', '-')} |")
+                     f"| {fmt(cpu, 1)} | {r.get('builds', '-')} |")
     return "\n".join(lines)
 
 
@@ -550,6 +574,8 @@ def to_rst(markdown: str) -> str:
 
     def cell(text: str) -> str:
         text = text.strip().replace("*", "\\*").replace("|", "/")
+        if re.fullmatch(r"[A-Za-z]\w*_", text):  # an attribute (recall_): a literal, not a reference
+            return f"``{text}``"
         return "–" if text in ("", "-") else text
 
     def flush() -> None:
@@ -574,6 +600,38 @@ def to_rst(markdown: str) -> str:
         out.append(line.replace("\\*", "\\*").replace("^", "\\ :sup:`", 0))
     flush()
     return "\n".join(out) + "\n"
+
+
+def tables(results: list[dict], saved: list[dict], args: argparse.Namespace) -> str:
+    text = main_table(results, args)
+    if saved:
+        text += "\n\nA saved model, loaded in a fresh process, predicting the queries:\n\n" + saved_table(saved)
+        text += "\n\n(build of that model: " + ", ".join(f"{r['label']}: {r['build']:.1f} s" for r in saved[::2]) + ")"
+    return text
+
+
+def read_logs(paths: list[str]) -> tuple[list[dict], list[dict]]:
+    """The contender rows and the saved-model rows that earlier runs printed (their stdout), in
+    order; a later row of the same size and contender replaces an earlier one."""
+    rows: dict[tuple, dict] = {}
+    saved: dict[tuple, dict] = {}
+    for path in paths:
+        for line in Path(path).read_text().splitlines():
+            head, brace, tail = line.partition(" {")
+            if not brace:
+                continue
+            r = json.loads("{" + tail)
+            if head.strip().startswith("saved "):
+                include = head.split()[1]
+                if "label" not in r:  # a log written before the saved rows were printed whole
+                    at = [x for x in rows.values() if "save_with" in x]
+                    best = min(at, key=lambda x: x["end_to_end"])
+                    r = {"label": f"{best['contender']} ({best['backend_']}) at {best['n']:,} x {best['d']}",
+                         "include": include, "bytes": best.get(f"bytes_{include}"), "build": best["build"], **r}
+                saved[(r["label"], include)] = r
+            elif "contender" in r:
+                rows[(r["n"], r["d"], r["contender"])] = r
+    return list(rows.values()), list(saved.values())
 
 
 def write_out(path: str, text: str) -> None:
@@ -602,7 +660,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--d", type=int, default=128)
     parser.add_argument("--configs", nargs="+", help="--tune build: these configurations only, e.g. "
                         "hnswlib:M=16,ef_construction=40 faiss-ivf:nlist=600 exact")
-    parser.add_argument("--from-log", help="--tune crossover: fit the models to the rows of an earlier run's log")
+    parser.add_argument("--from-log", nargs="+",
+                        help="the tables of earlier runs' logs (their stdout), run nothing; with --tune crossover: "
+                        "fit the models to the rows of an earlier run's log")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
@@ -628,8 +688,8 @@ def main(argv: list[str] | None = None) -> None:
                          f"| {r['loo_breadth']} "
                          f"| {r['recall_']:.3f} | {r['build']:.1f} | {r['loo']:.1f} | {r['total']:.1f} |\n")
         elif args.tune == "crossover":
-            rows = ([json.loads(line) for line in Path(args.from_log).read_text().splitlines() if line.startswith("{")]
-                    if args.from_log else tune_crossover(args.seed))
+            rows = ([json.loads(line) for path in args.from_log for line in Path(path).read_text().splitlines()
+                     if line.startswith("{")] if args.from_log else tune_crossover(args.seed))
             consts = fit_crossover(rows, threads)
             consts_all = dict(consts)
             text = "| n | d | backend | seconds |\n|---|---|---|---|\n"
@@ -650,6 +710,14 @@ def main(argv: list[str] | None = None) -> None:
             write_out(args.out, f"<!-- {header} -->\n\n" + text)
         return
 
+    if args.from_log:
+        results, saved = read_logs(args.from_log)
+        text = tables(results, saved, args)
+        print(text)
+        if args.out:
+            write_out(args.out, f"<!-- scale.py --from-log {' '.join(Path(p).name for p in args.from_log)} -->\n\n"
+                      + text + "\n")
+        return
     sizes = [parse_size(s) for s in (args.sizes or (QUICK if args.quick else FULL))]
     if args.quick:
         args.queries, args.recall_queries, args.exact_sample_above, args.exact_sample = 2000, 500, 30_000, 2000
@@ -671,7 +739,7 @@ def main(argv: list[str] | None = None) -> None:
             t = time.perf_counter()
             r = {"n": n, "d": d, "contender": name, **run_child(spec, log)}
             print(f"  {n} x {d} {name}: {time.perf_counter() - t:.0f} s "
-                  + json.dumps({k: v for k, v in r.items() if not k.startswith(("path", "bytes"))}), flush=True)
+                  + json.dumps({k: v for k, v in r.items() if not k.startswith("path")}), flush=True)
             results.append(r)
         at = [r for r in results if r["n"] == n and r["d"] == d and "path_with" in r]
         if at:
@@ -682,14 +750,11 @@ def main(argv: list[str] | None = None) -> None:
                 r = run_child(spec, log)
                 saved.append({"label": f"{best['contender']} ({best['backend_']}) at {n:,} x {d}", "include": include,
                               "bytes": best[f"bytes_{include}"], "build": best["build"], **r})
-                print(f"  saved {include} index: {json.dumps(r)}", flush=True)
+                print(f"  saved {include} index: {json.dumps(saved[-1])}", flush=True)
     for path in Path(save_dir).glob("*.skops"):
         path.unlink()
     os.rmdir(save_dir)
-    text = main_table(results, args)
-    if saved:
-        text += "\n\nA saved model, loaded in a fresh process, predicting the queries:\n\n" + saved_table(saved)
-        text += "\n\n(build of that model: " + ", ".join(f"{r['label']}: {r['build']:.1f} s" for r in saved[::2]) + ")"
+    text = tables(results, saved, args)
     print("\n" + text)
     if args.out:
         write_out(args.out, f"<!-- scale.py: {header}; {args.queries} queries -->\n\n" + text + "\n")

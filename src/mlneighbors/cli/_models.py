@@ -126,7 +126,7 @@ def add_backend_args(p: argparse.ArgumentParser, *, cluster: bool = True) -> Non
                    help="a parameter of --backend (repeatable), e.g. device=cuda")
     p.add_argument("--recall", type=float, metavar="R",
                    help="with --backend auto, hnswlib, faiss-hnsw or faiss-ivf: the recall@k the approximate "
-                        "search is calibrated to reach (default 0.95)")
+                        "search is calibrated to reach (default 0.96: at least 0.95 within the sample's error)")
     if cluster:
         where = p.add_mutually_exclusive_group()
         where.add_argument("--scheduler", metavar="ADDRESS",

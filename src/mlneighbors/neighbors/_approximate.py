@@ -19,7 +19,7 @@ recall@k of leave-one-out queries of a seeded sample of the indexed rows
 (:data:`~mlneighbors.neighbors._recall.RECALL_SAMPLE` = 1,000 rows) against the exact
 leave-one-out neighbours of the same rows (``_recall``).  The adapters with a search breadth
 (hnswlib's ``ef``, faiss HNSW's ``ef_search``, faiss IVF's ``nprobe``) **calibrate** it on that
-sample when it is not given: the smallest breadth whose recall reaches ``recall`` (0.95 when
+sample when it is not given: the smallest breadth whose recall reaches ``recall`` (0.96 when
 None).  ``recall_k`` is the k of that recall; the estimators set it to their ``n_neighbors``.
 
 Cosine is searched as euclidean distance between L2-normalised rows (same order for non-zero
@@ -415,7 +415,8 @@ class FaissIVFIndex(_FaissBase):
         Cells searched per query (capped at ``nlist``).  Higher is slower and more exact.
         None: the smallest number that reaches ``recall`` on the calibration sample.
     recall : float in (0, 1] or None, default=None
-        The recall@``recall_k`` that ``nprobe`` is calibrated to reach (None: 0.95); not
+        The recall@``recall_k`` that ``nprobe`` is calibrated to reach (None: 0.96, so that
+        at least 0.95 is reached within the calibration sample's error); not
         together with ``nprobe``.
     recall_k : int, default=10
         The k of that recall (the estimators set it to their ``n_neighbors``).
@@ -543,7 +544,8 @@ class FaissHNSWIndex(_FaissBase):
         Candidate list size while searching; raised to k when smaller (HNSW needs ef >= k).
         None: the smallest value that reaches ``recall`` on the calibration sample.
     recall : float in (0, 1] or None, default=None
-        The recall@``recall_k`` that ``ef_search`` is calibrated to reach (None: 0.95); not
+        The recall@``recall_k`` that ``ef_search`` is calibrated to reach (None: 0.96, so that
+        at least 0.95 is reached within the calibration sample's error); not
         together with ``ef_search``.
     recall_k : int, default=10
         The k of that recall (the estimators set it to their ``n_neighbors``).
@@ -653,7 +655,8 @@ class HnswlibIndex(ApproximateIndex):
         ef >= k), and raised further, up to n, when hnswlib cannot find k results.
         None: the smallest value that reaches ``recall`` on the calibration sample.
     recall : float in (0, 1] or None, default=None
-        The recall@``recall_k`` that ``ef`` is calibrated to reach (None: 0.95); not together
+        The recall@``recall_k`` that ``ef`` is calibrated to reach (None: 0.96, so that at
+        least 0.95 is reached within the calibration sample's error); not together
         with ``ef``.
     recall_k : int, default=10
         The k of that recall (the estimators set it to their ``n_neighbors``).

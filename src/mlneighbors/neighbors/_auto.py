@@ -2,19 +2,19 @@
 
 A model's ``fit`` is a leave-one-out search over its n training rows.  The exact engine does
 n^2 d work; an HNSW graph is built and searched in about n log n d (somewhat more at a fixed
-recall: the calibrated search breadth grows with n).  :func:`choose_backend`
+recall: the calibrated search breadth grows with n).  ``choose_backend``
 compares the two by cost models measured on this package's benchmark (``benchmarks/scale.py
 --tune crossover``: label-mixture embeddings, k = 10, a 2-core AMD EPYC with AVX2; the
 measurements are in the docs' neighbour-search page) and picks:
 
 - ``"exact"`` for a metric the approximate libraries do not search (manhattan), for sparse
-  rows (CSR with less than :data:`SPARSE_DENSITY` of its cells stored: text, where the exact
+  rows (CSR with less than ``SPARSE_DENSITY`` of its cells stored: text, where the exact
   engine's sparse and integer paths win and the libraries would densify), and wherever its
   estimated time is lower;
-- else the installed backend of :data:`APPROXIMATE` with the lowest estimate, calibrated to
+- else the installed backend of ``APPROXIMATE`` with the lowest estimate, calibrated to
   ``recall``.
 
-The estimate of the exact search (:func:`exact_seconds`) also tells the command line when an
+The estimate of the exact search (``exact_seconds``) also tells the command line when an
 exact fit will take long.
 """
 
@@ -38,7 +38,7 @@ __all__ = ["APPROXIMATE", "AutoIndex", "Choice", "choose_backend", "exact_second
 APPROXIMATE: tuple[tuple[str, str], ...] = (("faiss-hnsw", "faiss"), ("hnswlib", "hnswlib"))
 #: CSR rows storing less than this share of their cells are sparse text: searched exactly
 SPARSE_DENSITY = 0.1
-#: metrics the approximate backends of :data:`APPROXIMATE` search
+#: metrics the approximate backends of ``APPROXIMATE`` search
 APPROXIMATE_METRICS = ("euclidean", "cosine")
 
 # cost model of the exact leave-one-out search (nanoseconds per core): per multiply-add of the
@@ -111,7 +111,7 @@ def approximate_seconds(n_samples: int, n_features: int, *, backend: str = "fais
 
 @dataclass(frozen=True)
 class Choice:
-    """What :func:`choose_backend` picked, and why (one line for the user)."""
+    """What ``choose_backend`` picked, and why (one line for the user)."""
 
     backend: str
     reason: str
@@ -193,7 +193,8 @@ class AutoIndex(BaseIndex):
     ----------
     metric : {"euclidean", "cosine", "manhattan"}, default="euclidean"
     recall : float in (0, 1] or None, default=None
-        The recall an approximate pick is calibrated to (None: 0.95); ignored when the exact
+        The recall an approximate pick is calibrated to (None: 0.96, see
+        ``mlneighbors.neighbors._recall.DEFAULT_RECALL``); ignored when the exact
         search is picked (its recall is 1).
     recall_k : int, default=10
         The k of that recall (the estimators set it to their ``n_neighbors``).
