@@ -359,6 +359,19 @@ def test_a_dense_training_set_gets_a_dense_test_part(problem, tmp_path):
 # missing values and empty files
 
 
+def _written_as(fmt, tmp_path, rows):
+    """``rows`` written as a features-only file of format ``fmt`` named ``g.*``; (path, the
+    options ``load_file`` needs to read it)."""
+    return {
+        "arff": lambda: (write_arff(tmp_path / "g.arff", FEATURES, rows), {}),
+        "arff-sparse": lambda: (write_arff(tmp_path / "g.arff", FEATURES, rows, sparse=True), {}),
+        "csv": lambda: (write_csv(tmp_path / "g.csv", FEATURES, rows), {}),
+        "csv-no-header": lambda: (write_csv(tmp_path / "g.csv", None, rows), {"header": False}),
+        "libsvm": lambda: (write_svm(tmp_path / "g.svm", rows), {}),
+        "mat": lambda: (write_mat(tmp_path / "g.mat", data=rows), {}),
+    }[fmt]()
+
+
 def _with_gap(X):
     rows = X[:4].copy()
     rows[2, 1] = np.nan  # row 2, feature 'b'
@@ -379,14 +392,7 @@ def _with_gap(X):
 def test_a_missing_value_names_the_file_the_line_and_the_column(fmt, where, problem, tmp_path):
     X, _ = problem
     rows = _with_gap(X)
-    path, options = {
-        "arff": lambda: (write_arff(tmp_path / "g.arff", FEATURES, rows), {}),
-        "arff-sparse": lambda: (write_arff(tmp_path / "g.arff", FEATURES, rows, sparse=True), {}),
-        "csv": lambda: (write_csv(tmp_path / "g.csv", FEATURES, rows), {}),
-        "csv-no-header": lambda: (write_csv(tmp_path / "g.csv", None, rows), {"header": False}),
-        "libsvm": lambda: (write_svm(tmp_path / "g.svm", rows), {}),
-        "mat": lambda: (write_mat(tmp_path / "g.mat", data=rows), {}),
-    }[fmt]()
+    path, options = _written_as(fmt, tmp_path, rows)
     with pytest.raises(DatasetError, match=where + r".*the estimators do not impute"):
         load_file(path, features_only=True, **options)
     kept = load_file(path, features_only=True, missing="nan", **options)
@@ -412,14 +418,7 @@ def test_an_infinite_value_names_the_file_the_line_and_the_column(fmt, where, pr
     rows = X[:4].copy()
     rows[2, 1] = -np.inf
     rows[3, [0, 2]] = np.inf, np.nan
-    path, options = {
-        "arff": lambda: (write_arff(tmp_path / "g.arff", FEATURES, rows), {}),
-        "arff-sparse": lambda: (write_arff(tmp_path / "g.arff", FEATURES, rows, sparse=True), {}),
-        "csv": lambda: (write_csv(tmp_path / "g.csv", FEATURES, rows), {}),
-        "csv-no-header": lambda: (write_csv(tmp_path / "g.csv", None, rows), {"header": False}),
-        "libsvm": lambda: (write_svm(tmp_path / "g.svm", rows), {}),
-        "mat": lambda: (write_mat(tmp_path / "g.mat", data=rows), {}),
-    }[fmt]()
+    path, options = _written_as(fmt, tmp_path, rows)
     with pytest.raises(DatasetError, match=where + r" \(1 missing value\(s\) and 1 more infinite value\(s\) in "
                                                    r"the file\); the estimators take finite numbers only"):
         load_file(path, features_only=True, **options)
