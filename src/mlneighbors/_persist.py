@@ -204,7 +204,7 @@ def load(path: str | os.PathLike[str]) -> Any:
     from skops.io.exceptions import UntrustedTypesFoundException
 
     path = os.fspath(path)
-    _check_skops_file(path)
+    schema = _check_skops_file(path)
     try:
         untrusted = sorted(set(sio.get_untrusted_types(file=path)) - set(TRUSTED_TYPES))
     except (MemoryError, Warning):
@@ -213,7 +213,7 @@ def load(path: str | os.PathLike[str]) -> Any:
         raise _damaged(path, exc) from exc
     if untrusted:
         raise _untrusted(path, untrusted)
-    _check_index_objects(path)
+    _check_index_objects(path, schema)
     try:
         model = sio.load(path, trusted=TRUSTED_TYPES)
     except UntrustedTypesFoundException as exc:  # the file changed since its types were listed
@@ -256,10 +256,9 @@ def _check_savable(model: Any) -> None:
                 "model file holds the training rows; fit it on rows in memory (X.compute()) to save it")
 
 
-def _check_index_objects(path: str) -> None:
-    """Refuse a file holding an index object with more than its parameters (a built index)."""
-    with zipfile.ZipFile(path) as archive:
-        schema = json.loads(archive.read("schema.json"))
+def _check_index_objects(path: str, schema: Any) -> None:
+    """Refuse a file holding an index object with more than its parameters (a built index);
+    ``schema`` is the file's, as :func:`_check_skops_file` read it."""
     for node in _nodes(schema):
         cls = _INDEX_TYPES.get(f"{node.get('__module__')}.{node.get('__class__')}")
         if cls is None:
@@ -290,10 +289,11 @@ def _nodes(value: Any) -> Any:
 # -- what a file that is not a loadable skops file is -------------------------------------------
 
 
-def _check_skops_file(path: str) -> None:
+def _check_skops_file(path: str) -> Any:
     """Refuse, naming the file and what it is, a file that is no skops file at all (before
     skops reads it): not a zip archive, a truncated one, a zip without ``schema.json``, a
-    schema that is not JSON or that names a newer skops file protocol."""
+    schema that is not JSON or that names a newer skops file protocol; the parsed schema
+    otherwise."""
     with open(path, "rb") as fh:  # a missing file: FileNotFoundError, naming it
         head = fh.read(_HEAD_BYTES)
         size = fh.seek(0, os.SEEK_END)
@@ -332,6 +332,7 @@ def _check_skops_file(path: str) -> None:
             f"{path} was written with skops file protocol {protocol}, and the installed skops "
             f"{skops.__version__} reads protocols up to {readable}: upgrade skops (pip install -U skops)",
             path=path)
+    return schema
 
 
 #: bytes read from the head of a file to say what it is
