@@ -27,7 +27,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._dask import share_clients, without_clients
 from .neighbors import resolve_backend
 from .neighbors._recall import estimate_recall
-from .neighbors._saved import export_index, is_including, restore_index
+from .neighbors._saved import export_index, is_including, pack_rows, restore_index, unpack_rows
 
 __all__ = ["IndexLifecycle"]
 
@@ -102,6 +102,7 @@ class IndexLifecycle:
             saved = export_index(index)
             if saved is not None:
                 state["_saved_index"] = saved
+                state["_fit_X"] = pack_rows(state["_fit_X"])  # loaded without a copy
         if "backend_params" in state:
             state["backend_params"] = without_clients(state["backend_params"])
         backend = state.get("backend")
@@ -112,6 +113,8 @@ class IndexLifecycle:
     def __setstate__(self, state: dict) -> None:
         state = dict(state)
         saved = state.pop("_saved_index", None)
+        if saved is not None and "_fit_X" in state:
+            state["_fit_X"] = unpack_rows(state["_fit_X"])
         super().__setstate__(state)
         if saved is not None:  # saved with include_index=True: the index as it was, no build
             self._index = restore_index(self._make_index(), saved, self._fit_X)

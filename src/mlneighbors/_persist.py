@@ -129,7 +129,10 @@ def save(model: Any, path: str | os.PathLike[str], *, include_index: bool = Fals
         nothing (at 10^6 rows a build takes minutes).  Without it, or for the other indexes
         (the exact search, whose build is a float32 copy of the rows; torch, Dask,
         pynndescent, BKNN's per-label search), the index is rebuilt on first use.  The saved
-        index is plain arrays checked by a digest at load: a damaged one is a ``ValueError``.
+        index is plain data (bytes and arrays) checked by a digest at load: a damaged one is a
+        ``ValueError``.  Beside it the training rows are stored once, as raw bytes that loading
+        reads without a copy (a faiss HNSW index is saved without its own float32 copy of
+        them, made again at load).
 
     Returns
     -------

@@ -303,12 +303,15 @@ def test_a_pipeline_saves_its_model_index_and_exact_is_never_saved(tmp_path, mon
 
 
 def _damage_array(path, out, array):
-    """Flip bytes in the middle of the stored copy of ``array`` in a skops file."""
+    """Flip bytes in the middle of the stored copy of ``array`` (an array or bytes) in a skops file."""
     import io
 
     with zipfile.ZipFile(path) as z:
         items = {info.filename: z.read(info.filename) for info in z.infolist()}
-    stored = [k for k in items if k.endswith(".npy") and np.array_equal(np.load(io.BytesIO(items[k])), array)]
+    if isinstance(array, bytes):
+        stored = [k for k in items if k.endswith(".bin") and items[k] == array]
+    else:
+        stored = [k for k in items if k.endswith(".npy") and np.array_equal(np.load(io.BytesIO(items[k])), array)]
     assert len(stored) == 1
     blob = bytearray(items[stored[0]])
     middle = len(blob) // 2
@@ -327,7 +330,7 @@ def test_a_damaged_saved_index_is_a_clear_error(name, tmp_path):
     mlneighbors.save(model, tmp_path / "m.skops", include_index=True)
     library_data = export_index(model._index)["state"]["library"]
     _damage_array(tmp_path / "m.skops", tmp_path / "bad.skops", max(
-        (a for a in library_data.values() if isinstance(a, np.ndarray)), key=len))
+        (a for a in library_data.values() if isinstance(a, (np.ndarray, bytes))), key=len))
     with pytest.raises(ValueError, match=r"saved neighbour index .* is damaged \(its checksum"):
         mlneighbors.load(tmp_path / "bad.skops")
 
@@ -361,6 +364,89 @@ def test_a_forged_index_with_a_valid_checksum_is_refused_before_the_library_read
         restore_index(get_index(name), bad_order, X)
     with pytest.raises(ValueError, match="was built on 1000 x 8 rows"):
         restore_index(get_index(name), export_index(get_index(name).build(X)), X[:-1])
+
+
+def _resigned(saved):
+    """``saved`` with its digest made again (a forged or hand-made saved index)."""
+    from mlneighbors.neighbors._saved import digest
+
+    saved["digest"] = digest({k: v for k, v in saved.items() if k != "digest"})
+    return saved
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+def test_a_saved_faiss_hnsw_index_holds_its_graph_not_its_vectors(metric, sparse):
+    """The rows are in the model file once: the index's float32 copy of them is made again at
+    load, bit for bit the one the build made, in the library's order."""
+    faiss = pytest.importorskip("faiss")
+    X = clustered(3000, d=12)
+    X = sp.csr_matrix(np.where(np.abs(X) > 1.0, X, 0.0)) if sparse else X
+    built = get_index("faiss-hnsw", metric=metric).build(X)
+    saved = export_index(built)
+    raw = saved["state"]["library"]["faiss_index"]
+    whole = faiss.serialize_index(built._index)
+    assert len(whole) - len(raw) >= X.shape[0] * X.shape[1] * 4  # the vectors are not in it
+    restored = restore_index(get_index("faiss-hnsw", metric=metric), saved, X)
+    codes = [faiss.vector_to_array(faiss.downcast_index(i._index.storage).codes) for i in (restored, built)]
+    np.testing.assert_array_equal(*codes)
+    Q = clustered(200, d=12, seed=4)
+    for a, b in zip(restored.query(Q, 7), built.query(Q, 7), strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_rows_saved_beside_an_index_are_loaded_as_they_were_and_damaged_ones_are_a_clear_error(tmp_path):
+    """Saved with its index, a model's dense rows are raw bytes in the file (read without a
+    copy); the loaded model's rows are equal, read-only, and serve every search."""
+    pytest.importorskip("faiss")
+    X = clustered(2000, d=6)
+    Y = (X[:, :3] > 0).astype(int)
+    model = MLkNN(5, backend="faiss-hnsw").fit(X, Y)
+    mlneighbors.save(model, tmp_path / "m.skops", include_index=True)
+    loaded = mlneighbors.load(tmp_path / "m.skops")
+    np.testing.assert_array_equal(loaded._fit_X, model._fit_X)
+    assert loaded._fit_X.dtype == model._fit_X.dtype and not loaded._fit_X.flags.writeable
+    for a, b in zip(loaded.kneighbors(), model.kneighbors(), strict=True):  # leave-one-out: the rows themselves
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    with zipfile.ZipFile(tmp_path / "m.skops") as z:
+        items = {info.filename: z.read(info.filename) for info in z.infolist()}
+    rows = [k for k in items if items[k] == np.ascontiguousarray(X).tobytes()]
+    assert len(rows) == 1
+    items[rows[0]] = items[rows[0]][:-8]  # a row's last value cut off
+    with zipfile.ZipFile(tmp_path / "bad.skops", "w") as z:
+        for name, data in items.items():
+            z.writestr(name, data)
+    with pytest.raises(mlneighbors.exceptions.ModelFileError,
+                       match="saved training rows of this model are damaged: 95992 bytes do not hold 2000 x 6"):
+        mlneighbors.load(tmp_path / "bad.skops")
+
+
+def test_an_index_saved_by_the_first_layout_loads_and_a_newer_one_is_refused():
+    """Layout 1 (a faiss HNSW index with its vectors) is still read; a layout this version does
+    not know is a clear error."""
+    faiss = pytest.importorskip("faiss")
+    X = clustered(1500)
+    built = get_index("faiss-hnsw").build(X)
+    old = export_index(built)
+    old["format"] = 1
+    old["state"]["library"]["faiss_index"] = faiss.serialize_index(built._index)
+    restored = restore_index(get_index("faiss-hnsw"), _resigned(old), X)
+    for a, b in zip(restored.query(X[:100], 5), built.query(X[:100], 5), strict=True):
+        np.testing.assert_array_equal(a, b)
+    newer = export_index(built)
+    newer["format"] = 3
+    with pytest.raises(ValueError, match="has layout 3, which this mlneighbors does not read .it reads 1 and 2"):
+        restore_index(get_index("faiss-hnsw"), _resigned(newer), X)
+
+
+def test_a_saved_index_of_another_faiss_type_is_refused():
+    pytest.importorskip("faiss")
+    X = clustered(1500)
+    saved = export_index(get_index("faiss-hnsw").build(X))
+    saved["state"]["library"] = export_index(get_index("faiss-ivf").build(X))["state"]["library"]
+    with pytest.raises(ValueError, match="damaged: it is an IndexIVFFlat, not an IndexHNSWFlat"):
+        restore_index(get_index("faiss-hnsw"), _resigned(saved), X)
 
 
 # -- progress --------------------------------------------------------------------------------

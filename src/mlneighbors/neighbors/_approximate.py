@@ -78,6 +78,30 @@ def _dense32(A: Matrix) -> np.ndarray:
     return np.ascontiguousarray(A, dtype=np.float32)
 
 
+def _seen(faiss: ModuleType, vector: Any) -> np.ndarray:
+    """A read-only NumPy view of a faiss vector, not a copy (valid while its index lives)."""
+    if vector.size() == 0:
+        return np.empty(0, dtype=faiss.vector_to_array(vector).dtype)
+    view = faiss.rev_swig_ptr(vector.data(), vector.size())
+    view.flags.writeable = False
+    return view
+
+
+class _BytesReader:
+    """A faiss reader of bytes, chunk by chunk (``faiss.deserialize_index`` first copies the
+    whole of them into a buffer of its own)."""
+
+    def __init__(self, faiss: ModuleType, raw: bytes | memoryview) -> None:
+        self._view = memoryview(raw)
+        self._at = 0
+        self.reader = faiss.PyCallbackIOReader(self._read, 1 << 20)
+
+    def _read(self, size: int) -> bytes:
+        a = self._at
+        self._at = min(a + size, len(self._view))
+        return bytes(self._view[a : self._at])
+
+
 class ApproximateIndex(BaseIndex):
     """Shared machinery of the approximate adapters (re-ranking, repairs, lazy import, the
     recall measured and calibrated at build, saving the library's index as data).
@@ -378,16 +402,25 @@ class _FaissBase(ApproximateIndex):
             state["_index"] = faiss.deserialize_index(state["_index"])
         super().__setstate__(state)
 
+    #: faiss's ``write_index`` flags of a saved index
+    _io_flags: ClassVar[str] = ""
+
     def _export_library(self) -> dict[str, Any]:
-        return {"faiss_index": np.asarray(self._library().serialize_index(self._index), dtype=np.uint8)}
+        faiss = self._library()
+        writer = faiss.VectorIOWriter()
+        faiss.write_index(self._index, writer, getattr(faiss, self._io_flags) if self._io_flags else 0)
+        return {"faiss_index": faiss.vector_to_array(writer.data).tobytes()}  # bytes: loaded without a copy
 
     def _import_library(self, data: dict[str, Any]) -> None:
         faiss = self._library()
         raw = data.get("faiss_index")
-        if not isinstance(raw, np.ndarray) or raw.dtype != np.uint8 or raw.ndim != 1:
+        if isinstance(raw, np.ndarray) and raw.dtype == np.uint8 and raw.ndim == 1:  # layout 1
+            raw = raw.data
+        if not isinstance(raw, (bytes, memoryview)):
             raise ValueError(f"the saved {self.name} index is damaged: no serialized faiss index")
+        source = _BytesReader(faiss, raw)
         try:
-            index = faiss.deserialize_index(raw)
+            index = faiss.read_index(source.reader)
         except Exception as exc:  # faiss raises RuntimeError on what it cannot read
             raise ValueError(f"the saved {self.name} index is damaged: faiss cannot read it ({exc})") from None
         if index.d != self.n_features_in_ or index.ntotal != self.n_samples_fit_:
@@ -396,7 +429,11 @@ class _FaissBase(ApproximateIndex):
                 f"features, the model {self.n_samples_fit_} of {self.n_features_in_}"
             )
         self._check_faiss(faiss, index)
-        self._index = index
+        self._index = self._completed(faiss, index)
+
+    def _completed(self, faiss: ModuleType, index: Any) -> Any:
+        """The read index made whole (what it was saved without)."""
+        return index
 
     def _check_faiss(self, faiss: ModuleType, index: Any) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -579,6 +616,8 @@ class FaissHNSWIndex(_FaissBase):
 
     name: ClassVar[str] = "faiss-hnsw"
     breadth: ClassVar[str] = "ef_search"
+    # the graph only: the vectors are the model's training rows, saved once (by the model)
+    _io_flags: ClassVar[str] = "IO_FLAG_SKIP_STORAGE"
 
     def __init__(
         self,
@@ -622,12 +661,36 @@ class FaissHNSWIndex(_FaissBase):
         return idx
 
     def _check_faiss(self, faiss: ModuleType, index: Any) -> None:
-        hnsw = faiss.downcast_index(index).hnsw
+        # read_index gives the index its own type (no downcast: a downcast copy does not own it)
+        if not isinstance(index, faiss.IndexHNSWFlat):
+            raise ValueError(f"the saved {self.name} index is damaged: it is an {type(index).__name__}, "
+                             "not an IndexHNSWFlat")
+        self._check_graph(faiss, index.hnsw)
+        if index.storage is not None and index.storage.ntotal != self.n_samples_fit_:
+            raise ValueError(f"the saved {self.name} index is damaged: its vectors are not one a row")
+
+    def _completed(self, faiss: ModuleType, index: Any) -> Any:
+        """Saved without its vectors (layout 2): their float32 storage, made again from the
+        model's rows in the library's order, as :meth:`_add_library` gave them, written in place."""
+        if index.storage is not None:  # layout 1
+            return index
+        n, d = self.n_samples_fit_, self.n_features_in_
+        storage = faiss.IndexFlatL2(d)
+        storage.codes.resize(n * d * 4)
+        if n:
+            vectors = faiss.rev_swig_ptr(storage.codes.data(), n * d * 4).view(np.float32).reshape(n, d)
+            for a in range(0, n, _BUILD_BLOCK):
+                vectors[a : a + _BUILD_BLOCK] = self._vectors(self._order[a : a + _BUILD_BLOCK])
+        storage.ntotal = n
+        storage.this.disown()  # the HNSW index owns it now
+        index.storage = storage
+        index.own_fields = True
+        return index
+
+    def _check_graph(self, faiss: ModuleType, hnsw: Any) -> None:
         n = self.n_samples_fit_
-        levels = faiss.vector_to_array(hnsw.levels)
-        offsets = faiss.vector_to_array(hnsw.offsets)
-        neighbors = faiss.vector_to_array(hnsw.neighbors)
-        cum = faiss.vector_to_array(hnsw.cum_nneighbor_per_level)
+        levels, offsets, neighbors, cum = (
+            _seen(faiss, v) for v in (hnsw.levels, hnsw.offsets, hnsw.neighbors, hnsw.cum_nneighbor_per_level))
         ok = (
             levels.shape == (n,) and offsets.shape == (n + 1,) and len(cum) > 0
             and levels.min(initial=1) >= 1 and levels.max(initial=1) <= len(cum) - 1

@@ -3,8 +3,10 @@
 A model drops its index when it is saved (the index is rebuilt from the training rows on
 first use).  Inside :func:`including_index` (what ``save(include_index=True)`` opens) a model
 saves instead what :func:`export_index` makes of its index: a dict of numbers, strings and
-NumPy arrays (the library's own serialisation: faiss's ``serialize_index`` bytes, hnswlib's
-arrays), which skops stores and loads without running code or trusting a new type.
+NumPy arrays (the library's own serialisation: faiss's ``write_index`` bytes, hnswlib's
+arrays), which skops stores and loads without running code or trusting a new type.  What the
+model's training rows already hold is not saved twice: a faiss HNSW index is written without
+its float32 copy of the rows, which :func:`restore_index` makes again from them.
 
 :func:`restore_index` makes the unbuilt index of the loaded model's own ``backend`` and
 ``backend_params`` the saved one, on the model's training rows, without building it.  It first
@@ -30,10 +32,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["export_index", "including_index", "restore_index"]
+__all__ = ["export_index", "including_index", "pack_rows", "restore_index", "unpack_rows"]
 
-#: version of the saved layout (a newer layout is refused with a clear error)
-FORMAT = 1
+#: version of the saved layout written (a newer layout is refused with a clear error).  2: a
+#: faiss HNSW index is saved without its float32 copy of the rows (rebuilt from the model's
+#: training rows at load); 1: with it
+FORMAT = 2
+#: the layouts read
+READ_FORMATS = (1, 2)
 
 _including: ContextVar[bool] = ContextVar("mlneighbors_include_index", default=False)
 
@@ -61,6 +67,9 @@ def _digest(value: Any, h: Any) -> None:
             h.update(repr(key).encode())
             _digest(value[key], h)
         h.update(b"}")
+    elif isinstance(value, bytes):
+        h.update(f"bytes{len(value)}".encode())
+        h.update(value)
     elif isinstance(value, np.ndarray):
         a = np.ascontiguousarray(value)
         h.update(f"array{a.dtype.str}{a.shape}".encode())
@@ -68,7 +77,7 @@ def _digest(value: Any, h: Any) -> None:
     elif value is None or isinstance(value, (bool, numbers.Number, str)):
         h.update(f"{type(value).__name__}:{value!r};".encode())
     else:
-        raise TypeError(f"a saved index holds only numbers, strings and arrays, not {type(value).__name__}")
+        raise TypeError(f"a saved index holds only numbers, strings, bytes and arrays, not {type(value).__name__}")
 
 
 def digest(value: Any) -> str:
@@ -76,6 +85,37 @@ def digest(value: Any) -> str:
     h = hashlib.blake2b(digest_size=20)
     _digest(value, h)
     return h.hexdigest()
+
+
+def pack_rows(X: Any) -> Any:
+    """A model's dense training rows saved beside its index: as raw bytes, which a skops file
+    gives back without a copy (its arrays are read in small pieces and copied twice: at 10^6
+    rows that was a third of loading).  Sparse rows are returned as they are.
+
+    >>> import numpy as np
+    >>> packed = pack_rows(np.eye(2))
+    >>> sorted(packed), unpack_rows(packed).tolist()
+    (['rows_bytes', 'rows_dtype', 'rows_shape'], [[1.0, 0.0], [0.0, 1.0]])
+    """
+    if not isinstance(X, np.ndarray) or X.dtype.kind != "f" or X.ndim != 2:
+        return X
+    return {"rows_dtype": X.dtype.str, "rows_shape": [int(s) for s in X.shape],
+            "rows_bytes": np.ascontiguousarray(X).tobytes()}
+
+
+def unpack_rows(saved: Any) -> Any:
+    """The training rows from :func:`pack_rows`: a read-only array over the file's bytes."""
+    if not isinstance(saved, dict):
+        return saved
+    what = "the saved training rows of this model are damaged"
+    dtype, shape, data = saved.get("rows_dtype"), saved.get("rows_shape"), saved.get("rows_bytes")
+    if not (isinstance(dtype, str) and dtype in ("<f4", "<f8", ">f4", ">f8") and isinstance(data, bytes)
+            and isinstance(shape, list) and len(shape) == 2
+            and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape)):
+        raise ValueError(f"{what}: their type, shape or bytes are missing")
+    if shape[0] * shape[1] * np.dtype(dtype).itemsize != len(data):
+        raise ValueError(f"{what}: {len(data)} bytes do not hold {shape[0]} x {shape[1]} {np.dtype(dtype).name}")
+    return np.frombuffer(data, dtype=dtype).reshape(shape)
 
 
 def export_index(index: Any) -> dict[str, Any] | None:
@@ -134,9 +174,9 @@ def restore_index(index: Any, saved: Any, X: Any) -> Any:
     if not isinstance(saved, dict) or not {"format", "backend", "state", "digest"} <= set(saved):
         raise ValueError(f"{what} is damaged: its fields are missing; refit the model, or save it without "
                          "include_index")
-    if saved["format"] != FORMAT:
+    if saved["format"] not in READ_FORMATS or isinstance(saved["format"], bool):
         raise ValueError(f"{what} has layout {saved['format']!r}, which this mlneighbors does not read "
-                         f"(it reads {FORMAT}); refit the model")
+                         f"(it reads {' and '.join(map(str, READ_FORMATS))}); refit the model")
     body = {key: value for key, value in saved.items() if key != "digest"}
     try:
         ok = digest(body) == saved["digest"]
