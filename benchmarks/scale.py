@@ -6,10 +6,12 @@ Usage::
         [--queries 10000] [--recall-queries 2000] [--contenders exact auto hnswlib faiss-hnsw faiss-ivf]
         [--pynndescent-at 100000] [--exact-sample-above 500000] [--exact-sample 10000]
         [--exact-quality whole|skip] [--saved-at 1000000] [--workers 2] [--out table.md] [--seed 0]
+    PYTHONPATH=src python benchmarks/scale.py --sizes 1000000x128 --contenders auto --quality-rows 100000
     PYTHONPATH=src python benchmarks/scale.py --sizes 300000x128 --contenders hnswlib dask-hnswlib
     PYTHONPATH=src python benchmarks/scale.py --quick        # a smoke run: 20,000 x 32 and 40,000 x 32
     PYTHONPATH=src python benchmarks/scale.py --from-log a.log b.log [--out table.inc]   # the tables of
-        # earlier runs (their stdout), runs nothing; a later row of a size and contender replaces an earlier one
+        # earlier runs (their stdout), runs nothing; a later row of a size and contender replaces an earlier one;
+        # [--saved-from c.log]: the saved-model rows of that log only
     PYTHONPATH=src python benchmarks/scale.py --tune build [--n 100000] [--d 128]
     PYTHONPATH=src python benchmarks/scale.py --tune crossover
     PYTHONPATH=src python benchmarks/scale.py --tune graph [--n 100000] [--d 128]
@@ -45,6 +47,14 @@ extrapolation) come from the whole fit when ``--exact-quality whole`` (default).
 ``--saved-at`` rows the fastest approximate model is saved with and without its index
 (``mlneighbors.save(..., include_index=...)``) and a fresh process loads it and predicts the
 queries, timed.
+
+``--quality-rows N`` measures quality only, where exact's whole fit is too long to run (about
+2.4 hours at 10^6 x 128 here): exact and each contender are fitted with their count tables (and
+prior) taken from the leave-one-out neighbours of the same seeded sample of N training rows,
+each searched among all the training rows, and their P@1, P@5 and micro-F1 compared on the
+``--recall-queries`` test rows (the neighbours of the test rows are searched whole).  The
+sample's leave-one-out recall@10 against exact is reported too.  Where the whole exact fit was
+run, this measured the same quality (see the neighbour-search page).
 
 A contender ``dask-NAME`` is ``backend="dask"`` with ``inner="NAME"`` (shards of that index,
 one per worker thread, each calibrated on its rows) on a ``LocalCluster`` of ``--workers``
@@ -298,6 +308,63 @@ def child_load(spec: dict) -> dict:
     model.predict(Q)
     t2, c2 = time.perf_counter(), time.process_time()
     return {"load": t1 - t0, "predict": t2 - t1, "builds": len(builds), "load_cpu": c1 - c0, "predict_cpu": c2 - c1}
+
+
+def counts_from_rows(backend: str, rows: np.ndarray) -> Any:
+    """``MLkNN(10, backend=backend)`` whose count tables (and prior) come from the leave-one-out
+    neighbours of the training ``rows`` only, each searched among all the training rows (a
+    whole exact fit at 10^6 rows takes hours here)."""
+    from mlneighbors import MLkNN
+    from mlneighbors._counts import count_matrix
+    from mlneighbors.neighbors import loo_kneighbors
+
+    class CountsFromRows(MLkNN):
+        def _loo_counts(self) -> tuple[np.ndarray, Any]:
+            self.loo_dist_, nb = loo_kneighbors(self._get_index(), self._fit_X, self.n_neighbors_, rows=rows,
+                                                validated=True)
+            return nb, count_matrix(nb, self._Y)
+
+        def _fit_labels(self, X: Any, Y: Any) -> None:
+            super()._fit_labels(X, Y[rows])
+
+    return CountsFromRows(K, backend=backend)
+
+
+def child_sampled(spec: dict) -> dict:
+    """Quality of exact and of each contender with the count tables of the same sampled rows."""
+    n, d, m, seed = spec["n"], spec["d"], spec["m"], spec["seed"]
+    X, Y, Q, YQ = dataset(n, d, m, seed)
+    sample = np.sort(np.random.default_rng([seed, 1]).choice(m, size=min(spec["recall_queries"], m), replace=False))
+    rows = np.sort(np.random.default_rng([seed, 3]).choice(n, size=spec["quality_rows"], replace=False))
+    out: dict[str, Any] = {"n": n, "d": d, "rows": len(rows), "quality": {}}
+    exact_dist = None
+    for name in ["exact", *spec["contenders"]]:
+        model = counts_from_rows(name, rows)
+        t = time.perf_counter()
+        model.fit(X, Y)
+        r = {"fit": time.perf_counter() - t, "backend_": model.backend_, **quality(model, Q[sample], YQ[sample])}
+        if exact_dist is None:
+            exact_dist = model.loo_dist_
+        else:
+            r["loo_recall"] = tie_aware(model.loo_dist_, exact_dist)
+        out["quality"][name] = r
+        print(f"  {name}: {json.dumps(r)}", file=sys.stderr, flush=True)
+        del model
+        gc.collect()
+    return out
+
+
+def sampled_table(results: list[dict]) -> str:
+    lines = ["| n x d | rows counted | contender | backend_ | leave-one-out recall@10 | P@1 | P@5 | micro-F1 "
+             "| P@1 - exact | P@5 - exact | micro-F1 - exact |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        ex = r["quality"]["exact"]
+        for name, q in r["quality"].items():
+            diff = [fmt(q[key] - ex[key], 4) for key in ("p1", "p5", "micro_f1")]
+            lines.append(f"| {r['n']:,} x {r['d']} | {r['rows']:,} | {name} | {q['backend_']} "
+                         f"| {fmt(q.get('loo_recall', 1.0))} | {fmt(q['p1'], 4)} | {fmt(q['p5'], 4)} "
+                         f"| {fmt(q['micro_f1'], 4)} | {' | '.join(diff)} |")
+    return "\n".join(lines)
 
 
 # -- tuning -------------------------------------------------------------------------------
@@ -652,6 +719,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--exact-sample", type=int, default=10_000)
     parser.add_argument("--exact-quality", choices=["whole", "skip"], default="whole")
     parser.add_argument("--saved-at", type=int, default=1_000_000)
+    parser.add_argument("--quality-rows", type=int,
+                        help="instead of the timings: the quality of exact and of the contenders, every model's "
+                        "count tables from the same seeded sample of this many training rows")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-rss-gb", type=float, default=12.0)
     parser.add_argument("--out", help="write the Markdown tables here too")
@@ -663,13 +733,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--from-log", nargs="+",
                         help="the tables of earlier runs' logs (their stdout), run nothing; with --tune crossover: "
                         "fit the models to the rows of an earlier run's log")
+    parser.add_argument("--saved-from", help="with --from-log: the saved-model rows of this log only (a later "
+                        "measurement of loading, beside the contender rows of the other logs)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
     if args.child:
         spec = json.loads(args.child)
         watchdog(int(spec["max_rss_gb"] * 2**30))
-        result = child_load(spec) if spec.get("kind") == "load" else child_contender(spec)
+        kind = spec.get("kind")
+        result = (child_load(spec) if kind == "load" else child_sampled(spec) if kind == "sampled"
+                  else child_contender(spec))
         print(json.dumps(result))
         return
 
@@ -712,10 +786,14 @@ def main(argv: list[str] | None = None) -> None:
 
     if args.from_log:
         results, saved = read_logs(args.from_log)
+        if args.saved_from:
+            saved = read_logs([args.saved_from])[1]
         text = tables(results, saved, args)
         print(text)
         if args.out:
-            write_out(args.out, f"<!-- scale.py --from-log {' '.join(Path(p).name for p in args.from_log)} -->\n\n"
+            made = " ".join(Path(p).name for p in args.from_log)
+            made += f" --saved-from {Path(args.saved_from).name}" if args.saved_from else ""
+            write_out(args.out, f"<!-- scale.py --from-log {made} -->\n\n"
                       + text + "\n")
         return
     sizes = [parse_size(s) for s in (args.sizes or (QUICK if args.quick else FULL))]
@@ -724,6 +802,19 @@ def main(argv: list[str] | None = None) -> None:
         args.saved_at = sizes[-1][0]
         args.pynndescent_at = []
     print(f"# scale.py: {header}; sizes {sizes}; {args.queries} queries; k={K}", flush=True)
+    if args.quality_rows:
+        found = []
+        for n, d in sizes:
+            spec = {"kind": "sampled", "n": n, "d": d, "m": args.queries, "seed": args.seed,
+                    "recall_queries": args.recall_queries, "quality_rows": args.quality_rows,
+                    "contenders": [c for c in args.contenders if c != "exact"], "max_rss_gb": args.max_rss_gb}
+            found.append(run_child(spec, log=sys.stderr))
+            print(f"  {n} x {d}: {json.dumps(found[-1])}", flush=True)
+        text = sampled_table([r for r in found if "error" not in r])
+        print("\n" + text)
+        if args.out:
+            write_out(args.out, f"<!-- scale.py: {header}; quality rows {args.quality_rows} -->\n\n" + text + "\n")
+        return
     results: list[dict] = []
     saved: list[dict] = []
     save_dir = tempfile.mkdtemp(prefix="mlneighbors-scale-")
