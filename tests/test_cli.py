@@ -354,9 +354,12 @@ def _interrupt(shared_data, out, signals):
     run has said it started (its header, printed before any computing; the four papers take
     minutes, so the signals land in the computing); returns (status, stderr)."""
     env = {**os.environ, "MLNEIGHBORS_DATA": str(shared_data), "PYTHONUNBUFFERED": "1"}
+    # a shell that starts the tests in the background makes them ignore SIGINT, and its children
+    # too (Python then installs no handler): the run starts with the default disposition
     proc = subprocess.Popen(
         [sys.executable, "-m", "mlneighbors", "reproduce", "all", "--out", str(out), "--no-figures"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         first = proc.stdout.readline()  # returns while the process runs: the header comes first
