@@ -280,28 +280,29 @@ def check_query_before_build(subject: _Subject) -> None:
     raise subject.fail(name, "query(Q, 1) on an unbuilt index returned a result")
 
 
-def check_build_and_query(subject: _Subject) -> None:
-    """For every declared metric: shapes, float64 ascending finite distances, intp rows of
-    0 .. n - 1, no row twice; k = n lists every row once."""
-    name = "build_and_query"
-    for metric in subject.metrics():
-        X, Q = check_data(metric)
-        n = X.shape[0]
-        index = subject.build(name, X, metric)
-        for k in _ks(n):
-            subject.query(name, index, Q, k, n)
-
-
-def check_ties(subject: _Subject) -> None:
-    """Rows at equal distances come lower row first (the data have many exact ties)."""
-    name = "ties"
+def _queries(subject: _Subject, name: str) -> Iterator[tuple[str, np.ndarray, np.ndarray, np.ndarray, np.ndarray, str]]:
+    """For every declared metric, an index built on the check data and queried at every k of
+    :func:`_ks` (each result checked by ``subject.query``): ``(metric, X, Q, dist, idx, what)``."""
     for metric in subject.metrics():
         X, Q = check_data(metric)
         n = X.shape[0]
         index = subject.build(name, X, metric)
         for k in _ks(n):
             dist, idx = subject.query(name, index, Q, k, n)
-            subject.tie_rule(name, dist, idx, f"query(Q, k={k}) with metric={metric!r}")
+            yield metric, X, Q, dist, idx, f"query(Q, k={k}) with metric={metric!r}"
+
+
+def check_build_and_query(subject: _Subject) -> None:
+    """For every declared metric: shapes, float64 ascending finite distances, intp rows of
+    0 .. n - 1, no row twice; k = n lists every row once."""
+    for _ in _queries(subject, "build_and_query"):
+        pass
+
+
+def check_ties(subject: _Subject) -> None:
+    """Rows at equal distances come lower row first (the data have many exact ties)."""
+    for _, _, _, dist, idx, what in _queries(subject, "ties"):
+        subject.tie_rule("ties", dist, idx, what)
 
 
 def check_true_distances(subject: _Subject) -> None:
@@ -310,13 +311,11 @@ def check_true_distances(subject: _Subject) -> None:
     name = "true_distances"
     if not get_capabilities(subject.fresh()).true_distances:
         raise unittest.SkipTest(f"{subject.label} declares distances of its own space (true_distances=False)")
-    for metric in subject.metrics():
-        X, Q = check_data(metric)
-        D = brute_force(X, Q, metric)
-        index = subject.build(name, X, metric)
-        for k in _ks(X.shape[0]):
-            dist, idx = subject.query(name, index, Q, k, X.shape[0])
-            subject.true_distances(name, D, dist, idx, f"query(Q, k={k}) with metric={metric!r}")
+    exact: dict[str, np.ndarray] = {}
+    for metric, X, Q, dist, idx, what in _queries(subject, name):
+        if metric not in exact:
+            exact[metric] = brute_force(X, Q, metric)
+        subject.true_distances(name, exact[metric], dist, idx, what)
 
 
 def check_k_edges(subject: _Subject) -> None:
