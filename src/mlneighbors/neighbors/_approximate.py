@@ -409,7 +409,7 @@ class _FaissBase(ApproximateIndex):
         faiss = self._library()
         writer = faiss.VectorIOWriter()
         faiss.write_index(self._index, writer, getattr(faiss, self._io_flags) if self._io_flags else 0)
-        return {"faiss_index": faiss.vector_to_array(writer.data).tobytes()}  # bytes: loaded without a copy
+        return {"faiss_index": _seen(faiss, writer.data).tobytes()}  # bytes: loaded without a copy
 
     def _import_library(self, data: dict[str, Any]) -> None:
         faiss = self._library()
