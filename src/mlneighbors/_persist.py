@@ -47,6 +47,7 @@ import warnings
 import zipfile
 from typing import Any
 
+import numpy as np
 import scipy.sparse as sp
 
 import mlneighbors  # the package: its __version__ is read whenever a model is saved or loaded
@@ -54,8 +55,9 @@ import mlneighbors  # the package: its __version__ is read whenever a model is s
 from ._files import atomic_path
 from ._imports import import_skops_io
 from ._registry import ESTIMATORS
-from .exceptions import ModelFileError, VersionWarning
+from .exceptions import InvalidParameterError, ModelFileError, VersionWarning
 from .neighbors import BACKENDS, NeighborCache, ShardedIndex
+from .neighbors._base import MissingLibraryError
 from .neighbors._dask import is_dask_array
 from .neighbors._saved import including_index
 from .pipeline import Pipeline, upgraded
@@ -159,6 +161,9 @@ def save(model: Any, path: str | os.PathLike[str], *, include_index: bool = Fals
     >>> fast = mlneighbors.MLkNN(1, backend="hnswlib").fit(X, Y)
     >>> mlneighbors.save(fast, path, include_index=True)  # load + predict build nothing
     """
+    if not isinstance(include_index, (bool, np.bool_)):
+        raise InvalidParameterError("The 'include_index' parameter of save must be True or False; "
+                                    f"got {include_index!r}.")
     sio = _skops_io()
     _check_savable(model)
     with atomic_path(path) as tmp, including_index(include_index):
@@ -224,6 +229,9 @@ def load(path: str | os.PathLike[str]) -> Any:
         raise _untrusted(path, sorted(found)) from exc
     except (MemoryError, Warning):  # a VersionWarning made an error by a warnings filter stays itself
         raise
+    except MissingLibraryError as exc:  # the file is intact: its saved index needs a library not installed here
+        raise MissingLibraryError(f"{path} holds a saved index that needs a library not installed here: {exc} "
+                                  "(or save the model without include_index)", name=exc.name) from exc
     except Exception as exc:
         raise _damaged(path, exc, building=True) from exc
     if not callable(getattr(model, "fit", None)):

@@ -51,12 +51,21 @@ class NeighborIndex(Protocol):
     def query(self, Q: Any, k: int) -> tuple[np.ndarray, np.ndarray]: ...
 
 
+class MissingLibraryError(ImportError):
+    """An optional library a backend needs is not installed (an ImportError: the message names the extra).
+
+    Its own class so that :func:`mlneighbors.load` tells an intact file whose saved index needs
+    the library from a damaged one.
+    """
+
+
 def import_optional(module: str, *, backend: str, extra: str, package: str | None = None) -> ModuleType:
     """Import an optional dependency at the point of use, or say which extra installs it."""
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise ImportError(f"backend={backend!r} needs {package or module}: pip install 'mlneighbors[{extra}]'") from exc
+        raise MissingLibraryError(f"backend={backend!r} needs {package or module}: pip install 'mlneighbors[{extra}]'",
+                                  name=module) from exc
 
 
 def check_data(X: Any, *, name: str) -> np.ndarray | sp.csr_matrix:
@@ -323,6 +332,14 @@ def check_positive_int(value: Any, name: str, *, allow_none: bool = False, minim
         raise TypeError(f"{name} must be an integer, got {value!r}")
     if value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {name}={value}")
+
+
+def check_recall(value: Any) -> None:
+    """Raise ValueError unless ``value`` (a ``recall`` parameter) is a real number in (0, 1] or None:
+    any real number, numpy's float32 included, as every backend takes it."""
+    if value is not None and (isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real)
+                              or not 0.0 < value <= 1.0):
+        raise ValueError(f"recall must be a number in (0, 1] or None, got recall={value!r}")
 
 
 def resolve_n_jobs(n_jobs: int | None) -> int:
