@@ -487,12 +487,7 @@ def predicted(rows: list[dict], consts: dict) -> str:
         rule = _auto.choose_backend(n, d, n_threads=threads).backend
         text += f"| {d} | {n:,} | " + " | ".join(got.get(name, "-") for name in names) + f" | {rule} |\n"
     text += "\ncrossover (the smallest n the rule sends to an approximate index): "
-    parts = []
-    for d in (32, 64, 128, 256, 384, 768):
-        n = 1000
-        while n < 10**8 and _auto.choose_backend(n, d, n_threads=threads).backend == "exact":
-            n = int(n * 1.05) + 1
-        parts.append(f"d = {d}: {n:,}")
+    parts = [f"d = {d}: {_auto.crossover(d, n_threads=threads):,}" for d in (32, 64, 128, 256, 384, 768)]
     return text + "; ".join(parts) + "\n"
 
 

@@ -3,6 +3,7 @@ indexes, the index saved with the model, progress of long builds and searches.""
 
 from __future__ import annotations
 
+import sys
 import zipfile
 
 import numpy as np
@@ -12,6 +13,7 @@ import scipy.sparse as sp
 import mlneighbors
 from mlneighbors import MLkNN
 from mlneighbors._progress import listen
+from mlneighbors.exceptions import InvalidParameterError, ModelFileError
 from mlneighbors.neighbors import AutoIndex, ExactIndex, _approximate, _auto, get_index, loo_kneighbors
 from mlneighbors.neighbors._recall import calibrate, tie_aware_recall
 from mlneighbors.neighbors._saved import export_index, restore_index
@@ -300,6 +302,69 @@ def test_a_pipeline_saves_its_model_index_and_exact_is_never_saved(tmp_path, mon
     assert export_index(AutoIndex().build(X)) is None  # auto picked exact: nothing to save
     mlneighbors.save(MLkNN(5).fit(X, Y), tmp_path / "e.skops", include_index=True)
     assert "_saved_index" not in mlneighbors.load(tmp_path / "e.skops").__dict__
+
+
+@pytest.mark.parametrize("name", CALIBRATED)
+def test_a_saved_index_whose_library_is_missing_names_the_library_not_damage(name, tmp_path, monkeypatch):
+    """The file is intact: loading says what to install (an ImportError), never that the file is damaged."""
+    library(name)
+    X = clustered(1000)
+    model = MLkNN(5, backend=name).fit(X, X[:, :3] > 0)
+    mlneighbors.save(model, tmp_path / "m.skops", include_index=True)
+    module = "hnswlib" if name == "hnswlib" else "faiss"
+    monkeypatch.setitem(sys.modules, module, None)  # the library is not installed
+    with pytest.raises(ImportError, match=rf"m\.skops holds a saved index that needs .*{module}.*pip install") as info:
+        mlneighbors.load(tmp_path / "m.skops")
+    assert not isinstance(info.value, ModelFileError) and "damaged" not in str(info.value)
+
+
+@pytest.mark.parametrize("value", ["no", 1, None, np.array([True])])
+def test_include_index_must_be_a_bool(value, tmp_path):
+    model = MLkNN(2).fit(clustered(50), clustered(50)[:, :2] > 0)
+    with pytest.raises(InvalidParameterError, match="'include_index' parameter of save must be True or False"):
+        mlneighbors.save(model, tmp_path / "m.skops", include_index=value)
+    assert not (tmp_path / "m.skops").exists()
+    mlneighbors.save(model, tmp_path / "m.skops", include_index=np.bool_(False))  # numpy's bool is a bool
+
+
+@pytest.mark.parametrize("name", ["auto"] + CALIBRATED)
+def test_every_recall_taking_backend_takes_any_real_number(name, approximate_auto):
+    library(name) if name != "auto" else None
+    X = clustered(500)
+    index = get_index(name, recall=np.float32(0.9)).build(X)
+    assert index.recall_ >= 0.8
+    for bad in (True, "0.9", np.float32(1.5), 0):
+        with pytest.raises(ValueError, match="recall must be a number in"):
+            get_index(name, recall=bad).build(X)
+
+
+def test_the_docs_crossover_is_the_rules_own():
+    """The neighbour-search page's crossover figures are computed from the rule (2 threads, as its
+    machine), not read off a coarse grid."""
+    import pathlib
+    import re
+
+    page = pathlib.Path(__file__).parents[2] / "docs" / "user_guide" / "scale_crossover.inc"
+    line = next(text for text in page.read_text().splitlines() if text.startswith("The rule's crossover"))
+    figures = {int(d): int(n.replace(",", "")) for d, n in re.findall(r"d = (\d+): ([\d,]+)", line)}
+    assert len(figures) == 6
+    assert figures == {d: _auto.crossover(d, n_threads=2) for d in figures}
+
+
+def test_bknn_on_auto_reports_what_auto_picked(monkeypatch):
+    from mlneighbors import BKNN
+
+    X = clustered(400)
+    Y = (X[:, :4] > 0).astype(int)
+    model = BKNN(3, backend="auto").fit(X, Y)
+    assert model.backend_ == "exact"  # not "auto": the pick, with exact's masked search
+    exact = BKNN(3).fit(X, Y)
+    np.testing.assert_array_equal(model.decision_function(X), exact.decision_function(X))
+    pytest.importorskip("faiss")
+    monkeypatch.setattr(_auto, "_NS_EXACT_ENTRY", 1e9)
+    picked = _auto.choose_backend(len(X), X.shape[1]).backend
+    assert picked != "exact"
+    assert BKNN(3, backend="auto").fit(X, Y).backend_ == picked
 
 
 def _damage_array(path, out, array):

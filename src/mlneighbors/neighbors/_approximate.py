@@ -44,7 +44,7 @@ from sklearn.utils import check_random_state
 
 from .._config import working_memory_bytes
 from .._progress import task
-from ._base import BaseIndex, check_metric, check_positive_int, import_optional, resolve_n_jobs
+from ._base import BaseIndex, check_metric, check_positive_int, check_recall, import_optional, resolve_n_jobs
 from ._capabilities import Capabilities
 from ._distance import Matrix, Reference
 from ._exact import ExactIndex
@@ -140,8 +140,7 @@ class ApproximateIndex(BaseIndex):
     def _check_recall_params(self) -> None:
         check_positive_int(self.recall_k, "recall_k")
         r = self.recall
-        if r is not None and (isinstance(r, bool) or not isinstance(r, numbers.Real) or not 0.0 < r <= 1.0):
-            raise ValueError(f"recall must be a number in (0, 1] or None, got recall={r!r}")
+        check_recall(r)
         if r is not None and self.breadth and getattr(self, self.breadth) is not None:
             raise ValueError(
                 f"give recall (the {self.breadth} that reaches it is calibrated at build) or "

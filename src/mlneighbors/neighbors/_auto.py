@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from ._base import BaseIndex, check_positive_int, resolve_n_jobs, search
+from ._base import BaseIndex, check_positive_int, check_recall, resolve_n_jobs, search
 from ._capabilities import Capabilities, get_capabilities
 from ._exact import _NS_SPARSE_MAC, _NS_SPARSE_OUT
 from ._registry import BACKENDS, get_index
@@ -107,6 +107,35 @@ def approximate_seconds(n_samples: int, n_features: int, *, backend: str = "fais
     threads = resolve_n_jobs(n_threads)
     power, per_feature, per_row = _NS_APPROX[backend]
     return float(n_samples) ** power * (per_feature * n_features + per_row) / threads * 1e-9
+
+
+def crossover(n_features: int, *, n_threads: int | None = None) -> int:
+    """The smallest number of dense rows that the rule of ``choose_backend`` sends to an
+    approximate index at ``n_features`` (an approximate library taken as installed).
+
+    Found by bisection on the rule itself: its estimates grow with n, the exact search's (n^2)
+    faster than the approximate ones (n^1.1-1.3), so the rule switches once.
+
+    Examples
+    --------
+    >>> from mlneighbors.neighbors._auto import choose_backend, crossover
+    >>> n = crossover(128, n_threads=2)
+    >>> everything = lambda module: True
+    >>> choose_backend(n - 1, 128, n_threads=2, installed=everything).backend
+    'exact'
+    >>> choose_backend(n, 128, n_threads=2, installed=everything).backend != 'exact'
+    True
+    """
+    def exact(n: int) -> bool:
+        return choose_backend(n, n_features, n_threads=n_threads, installed=lambda module: True).backend == "exact"
+
+    low, high = 1, 2
+    while exact(high):
+        low, high = high, high * 2
+    while high - low > 1:  # exact(low), not exact(high)
+        middle = (low + high) // 2
+        low, high = (middle, high) if exact(middle) else (low, middle)
+    return high
 
 
 @dataclass(frozen=True)
@@ -251,9 +280,7 @@ class AutoIndex(BaseIndex):
 
     def _check_params(self) -> None:
         check_positive_int(self.recall_k, "recall_k")
-        r = self.recall
-        if r is not None and (isinstance(r, bool) or not isinstance(r, (int, float)) or not 0.0 < r <= 1.0):
-            raise ValueError(f"recall must be a number in (0, 1] or None, got recall={r!r}")
+        check_recall(self.recall)
 
     def choose(self, X: Any) -> Choice:
         """The backend that ``build(X)`` would pick, without building it.

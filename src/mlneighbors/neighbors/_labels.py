@@ -252,9 +252,10 @@ class LabelRestrictedIndex:
 
     @property
     def name(self) -> str:
-        """The name of the index searched per label (a model's ``backend_``)."""
-        return str(getattr(self.index, "backend_", None) or getattr(self.index, "name", None)
-                   or type(self.index).__name__)
+        """The name of the index searched per label (a model's ``backend_``): once built, the
+        backend ``"auto"`` picked."""
+        index = self.__dict__.get("_picked", self.index)
+        return str(getattr(index, "backend_", None) or getattr(index, "name", None) or type(index).__name__)
 
     @property
     def recall_(self) -> float | None:
@@ -289,6 +290,11 @@ class LabelRestrictedIndex:
         # a neighbour cache (shared by the models of a split) serves global top-k queries
         # only: the label-restricted search uses the index it wraps
         index = getattr(self.index, "wrapped", self.index)
+        if callable(getattr(index, "choose", None)) and callable(getattr(index, "_inner", None)):
+            # "auto" picks once, for the whole training set: its pick for n rows is the pick for
+            # fewer (a label's members), and an exact pick gets the masked global search
+            index = index._inner(index.choose(X).backend)
+        self._picked = index
         if getattr(index, "metric", None) in get_capabilities(index).label_masking:
             self._search: Any = _MaskedSearch(X, Y, self.n_per_label, index.metric)
         else:
