@@ -99,3 +99,44 @@ def test_one_cache_per_metric(data):
     assert sorted(cache.searches for cache in caches.values()) == [2 * FOLDS, 2 * FOLDS + 1]
     with pytest.raises(ValueError, match="metric='euclidean' but metric='cosine'"):
         MLkNN(metric="cosine", backend=NeighborCache()).fit(*data)
+
+
+def _page_recipes():
+    """The tuning page's Python recipes: each ``.. code-block:: python`` that runs a grid search."""
+    import pathlib
+    import re
+
+    page = (pathlib.Path(__file__).parents[2] / "docs" / "user_guide" / "tuning.rst").read_text()
+    blocks = re.findall(r"\.\. code-block:: python\n\n((?:(?:   .*)?\n)+)", page)
+    recipes = ["\n".join(line[3:] for line in block.splitlines()) for block in blocks]
+    return [recipe for recipe in recipes if "GridSearchCV(" in recipe]
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+def test_the_tuning_pages_recipes_run_as_written(sparse, rng, monkeypatch):
+    """The page's recipe for its kind of data runs whole (the dense one on dense rows, the sparse
+    one on a bag of words: the dense recipe's MinMaxScaler refuses sparse rows), on tiny data
+    standing in for the page's datasets."""
+    import scipy.sparse as sp
+
+    import mlneighbors.datasets
+    from mlneighbors.datasets import Dataset
+
+    recipes = _page_recipes()
+    assert len(recipes) == 2
+    recipe = next(r for r in recipes if ("MinMaxScaler" not in r) == sparse)
+    X = rng.poisson(0.3, size=(90, 12)).astype(float) + (0 if sparse else rng.normal(size=(90, 12)))
+    Y = (rng.random((90, 3)) < 0.4).astype(np.int64)
+    Y[:, 0] |= X[:, 0] > 0
+    X = sp.csr_matrix(X) if sparse else X
+
+    def tiny(name, split="all", **_):
+        rows = slice(0, 60) if split == "train" else slice(60, 90)
+        return Dataset(name=name, X=X[rows], Y=Y[rows], feature_names=[f"f{j}" for j in range(12)],
+                       label_names=["a", "b", "c"])
+
+    monkeypatch.setattr(mlneighbors.datasets, "load_dataset", tiny)
+    scope = {}
+    exec(compile(recipe, "tuning.rst", "exec"), scope)
+    assert 1 <= scope["search"].best_params_[next(iter(scope["search"].best_params_))] <= 30
+    assert sp.issparse(scope["train"].X) == sparse
