@@ -562,12 +562,42 @@ def test_warnings_are_one_line_without_the_librarys_source(problem, tmp_path, ca
     assert main(["fit", "mlknn", str(data), "--label-columns", "sport,music,news", "--out",
                  str(tmp_path / "m.skops"), "--quiet"]) == 0
     err = capsys.readouterr().err
-    assert err.splitlines() == ["warning: 1 label(s) have no positive training example (columns [1]); "
-                                "they are never predicted"], err
+    assert err.splitlines() == ["warning: 1 label(s) have no positive training example: label 'music' "
+                                "(column 1); they are never predicted"], err
     assert main(["evaluate", str(data), "--label-columns", "sport,music,news", "--model", "mlknn", "--cv", "3",
                  "--quiet", "--metrics", "hamming_loss"]) == 0
     err = capsys.readouterr().err.splitlines()
-    assert len(err) == 1 and err[0].startswith("warning: 1 label(s) have no positive training example")
+    assert len(err) == 1 and err[0].startswith("warning: 1 label(s) have no positive training example: label "
+                                               "'music' (column 1);"), err
+
+
+@needs_skops
+def test_a_label_nobody_has_is_named_from_a_meka_header(problem, tmp_path, capsys):
+    """The labels of a MEKA file have names: the warning gives them, with their columns of Y."""
+    X, Y = problem
+    Y = Y.copy()
+    Y[:, [0, 2]] = 0
+    path = _arff(tmp_path / "meka.arff", X, Y, first=True, relation="own: -C 3")
+    for argv in (["fit", "mlknn", str(path), "--out", str(tmp_path / "m.skops")],
+                 ["evaluate", str(path), "--model", "mlknn", "--cv", "2", "--metrics", "hamming_loss"]):
+        assert main([*argv, "--quiet"]) == 0
+        err = capsys.readouterr().err.splitlines()
+        assert err[0].startswith("warning: 2 label(s) have no positive training example: labels 'sport', "
+                                 "'news' (columns 0, 2); they are never predicted"), err
+
+
+@needs_skops
+@needs_pandas
+def test_a_label_nobody_has_in_a_file_without_names_is_given_by_column(problem, tmp_path, capsys):
+    X, Y = problem
+    Y = Y.copy()
+    Y[:, 1] = 0
+    path = tmp_path / "bare.csv"
+    path.write_text("\n".join(",".join(f"{v:g}" for v in row) for row in np.hstack([X, Y])) + "\n")
+    assert main(["fit", "mlknn", str(path), "--no-header", "--label-columns=-3:", "--out",
+                 str(tmp_path / "m.skops"), "--quiet"]) == 0
+    assert capsys.readouterr().err.splitlines() == [
+        "warning: 1 label(s) have no positive training example (columns [1]); they are never predicted"]
 
 
 def test_a_warning_outside_a_fit_is_one_line_too(problem, tmp_path, capsys):

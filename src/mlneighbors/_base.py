@@ -52,7 +52,27 @@ from .exceptions import LabelWarning, NeighborsWarning
 from .neighbors import check_result, check_scale, loo_kneighbors
 from .neighbors._base import search
 
-__all__ = ["CountTableModel", "KNeighborsMultilabelBase"]
+__all__ = ["CountTableModel", "KNeighborsMultilabelBase", "unseen_labels_message"]
+
+
+def unseen_labels_message(positions: np.ndarray, names: Any = None) -> str:
+    """The warning that labels have no positive training example: by name where ``names``
+    (every label's, in the target's column order) are known, else by column.
+
+    >>> unseen_labels_message(np.array([1, 3]))
+    '2 label(s) have no positive training example (columns [1, 3]); they are never predicted'
+    >>> unseen_labels_message(np.array([1, 3]), ["sport", "music", "news", "arts"])
+    "2 label(s) have no positive training example: labels 'music', 'arts' (columns 1, 3); they are never predicted"
+    """
+    shown = [int(j) for j in positions[:10]]
+    more = f" and {len(positions) - len(shown)} more" if len(positions) > len(shown) else ""
+    if names is None:
+        which = f" (columns {shown}{more})"
+    else:
+        s = "s" if len(shown) > 1 else ""
+        which = (f": label{s} {', '.join(repr(str(names[j])) for j in shown)} "
+                 f"(column{s} {', '.join(map(str, shown))}){more}")
+    return f"{len(positions)} label(s) have no positive training example{which}; they are never predicted"
 
 
 class KNeighborsMultilabelBase(IndexLifecycle, VersionedState, MultiOutputMixin, ClassifierMixin, BaseEstimator):
@@ -148,14 +168,14 @@ class KNeighborsMultilabelBase(IndexLifecycle, VersionedState, MultiOutputMixin,
             self._y_dtype = np.dtype(y_dtype).str  # a string: saved models hold no dtype objects
         self.classes_ = target_classes(classes, y_dtype, Y.shape[1])
         self.n_labels_ = Y.shape[1]
-        empty = np.asarray(Y.sum(axis=0)).ravel() == 0
-        if empty.any():
-            warnings.warn(
-                f"{int(empty.sum())} label(s) have no positive training example "
-                f"(columns {np.flatnonzero(empty)[:10].tolist()}); they are never predicted",
-                LabelWarning,
-                stacklevel=3,
-            )
+        empty = np.flatnonzero(np.asarray(Y.sum(axis=0)).ravel() == 0)
+        if empty.size:
+            # a DataFrame target names its labels (classes_ holds 0/1 per label, no names)
+            columns = getattr(y, "columns", None) if self._multilabel else None
+            names = [str(c) for c in columns] if columns is not None and len(columns) == Y.shape[1] else None
+            warning = LabelWarning(unseen_labels_message(empty, names))
+            warning.label_positions = empty  # the command line names them from the file's header
+            warnings.warn(warning, stacklevel=3)
         return X, Y
 
     def _check_params(self, n_samples: int) -> None:

@@ -181,6 +181,15 @@ def test_a_label_nobody_has_warns(data):
         MLkNN(3).fit(X, Y)
 
 
+def test_a_label_nobody_has_is_named_by_a_dataframe_target(data):
+    pd = pytest.importorskip("pandas")
+    X, Y = data
+    Y = pd.DataFrame(Y, columns=[f"tag{j}" for j in range(Y.shape[1])])
+    Y["tag2"] = 0
+    with pytest.warns(UserWarning, match=r"have no positive training example: label 'tag2' \(column 2\);"):
+        MLkNN(3).fit(X, Y)
+
+
 # -- one validation for every model's search (issue: sound on data nobody tuned) ----------
 
 

@@ -167,7 +167,7 @@ def _run_models(args: argparse.Namespace, cmd: str, names: Sequence[str],
         raise CLIError(f"mlneighbors {cmd}: {exc}") from None
     except ValueError as exc:  # the data it happened on, which scikit-learn's messages do not name
         raise ValueError(f"{' '.join(str(exc).split())} (while fitting on {data.label})") from None
-    relay_warnings(caught, args.quiet)
+    relay_warnings(caught, args.quiet, data.train.label_names if data.train.named else None)
     out = {}
     for name, result in results.items():
         out[name] = {m: list(result.per_fold[m]) for m in metrics}
@@ -244,7 +244,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
             raise CLIError(f"mlneighbors fit: {exc}") from None
         except ValueError as exc:  # the data it happened on, which scikit-learn's messages do not name
             raise ValueError(f"{' '.join(str(exc).split())} (while fitting on {data.label})") from None
-    relay_warnings(caught, args.quiet)
+    relay_warnings(caught, args.quiet, data.train.label_names if data.train.named else None)
     pipeline.label_names_ = [str(n) for n in data.train.label_names]
     if data.train.named:  # predict matches a file's columns to these by name
         pipeline.feature_names_ = [str(n) for n in data.train.feature_names]

@@ -241,10 +241,13 @@ def show_warning(message: Any, category: Any, filename: str, lineno: int, file: 
     warning_line(message)
 
 
-def relay_warnings(caught: Sequence[warnings.WarningMessage], quiet: bool) -> None:
+def relay_warnings(caught: Sequence[warnings.WarningMessage], quiet: bool,
+                   label_names: Sequence[str] | None = None) -> None:
     """The warnings recorded while fitting, once each: a clipped k as a note (the runner fits
     many folds: one line per distinct k), any other as a warning line (per kind: the first
-    message, with how many others like it)."""
+    message, with how many others like it).  ``label_names``: the data's labels, which name
+    those a warning gives by column (a label no training row has)."""
+    from .._base import unseen_labels_message
     from ..exceptions import NeighborsWarning
 
     notes: list[str] = []
@@ -255,8 +258,13 @@ def relay_warnings(caught: Sequence[warnings.WarningMessage], quiet: bool) -> No
             msg = f"{text[0]}; using {text[1]}" if len(text) == 2 else str(w.message)
             if msg not in notes:
                 notes.append(msg)
-        elif str(w.message) not in others.setdefault(w.category, []):
-            others[w.category].append(str(w.message))
+            continue
+        msg = str(w.message)
+        positions = getattr(w.message, "label_positions", None)
+        if positions is not None and label_names is not None:
+            msg = unseen_labels_message(positions, label_names)
+        if msg not in others.setdefault(w.category, []):
+            others[w.category].append(msg)
     for msg in notes:
         note(msg, quiet)
     for messages in others.values():
