@@ -89,6 +89,22 @@ def test_equal_to_the_loop_twin(client, rng):
     np.testing.assert_array_equal(loo_kneighbors(index, X, 5)[1], twin)
 
 
+def test_a_search_on_the_cluster_reports_its_progress(client, rng):
+    """A fit on a cluster sends progress events (the README's Dask example shows them as bars):
+    one task per wait on the workers, opened, advanced to its total, closed."""
+    from mlneighbors._progress import listen
+
+    X = rng.normal(size=(300, 4))
+    events = []
+    with listen(events.append):
+        MLkNN(5, backend="dask").fit(X, X[:, :3] > 0)
+    assert {"Dask build", "Dask search"} <= {e.stage for e in events}
+    for task_id in {e.task_id for e in events}:
+        mine = [e for e in events if e.task_id == task_id]
+        assert mine[0].done == 0 and mine[-1].closed and mine[-1].done == mine[-1].total > 0
+        assert [e.done for e in mine] == sorted(e.done for e in mine)  # never backwards
+
+
 def test_many_blocks_and_column_chunks(client, rng):
     X = rng.standard_normal((300, 6))
     Q = rng.standard_normal((200, 6))

@@ -44,6 +44,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._config import block_rows, get_config
+from .._progress import task
 from ._base import BaseIndex, check_data, check_positive_int, import_optional, is_dask_array, unbuilt_copy
 from ._capabilities import METRICS, Capabilities, get_capabilities
 from ._exact import ExactIndex
@@ -201,25 +202,30 @@ def _wait(client: Any, futures: list, what: str) -> None:
 
     grace = _no_workers_timeout()
     alone_since = None
-    while True:
-        try:
-            with client.as_current():  # wait() talks through the current client, which may be another
-                wait(futures, timeout=_POLL_S)
-            return
-        except (TimeoutError, asyncio.TimeoutError):
-            if client.status != "running":
-                running_client(client)  # waits while it reconnects; an error naming it when it will not
-                continue
-            if client.nthreads():
-                alone_since = None
-                continue
-            alone_since = time.monotonic() if alone_since is None else alone_since
-            if time.monotonic() - alone_since > grace:
-                raise RuntimeError(
-                    f"the Dask cluster at {client.scheduler.address} has had no worker for {grace:g} s; "
-                    f"the {what} cannot finish (start workers, or set distributed.scheduler.no-workers-timeout "
-                    "to wait longer)"
-                ) from None
+    # a bar over the tasks (mlneighbors.set_config(progress=True)): a long search on a cluster
+    # otherwise runs for minutes without a sign
+    with task(f"Dask {what}", total=len(futures), unit="tasks") as progress:
+        while True:
+            try:
+                with client.as_current():  # wait() talks through the current client, which may be another
+                    wait(futures, timeout=_POLL_S)
+                progress.advance(len(futures) - progress.done)
+                return
+            except (TimeoutError, asyncio.TimeoutError):
+                progress.advance(sum(future.done() for future in futures) - progress.done)
+                if client.status != "running":
+                    running_client(client)  # waits while it reconnects; an error naming it when it will not
+                    continue
+                if client.nthreads():
+                    alone_since = None
+                    continue
+                alone_since = time.monotonic() if alone_since is None else alone_since
+                if time.monotonic() - alone_since > grace:
+                    raise RuntimeError(
+                        f"the Dask cluster at {client.scheduler.address} has had no worker for {grace:g} s; "
+                        f"the {what} cannot finish (start workers, or set distributed.scheduler.no-workers-timeout "
+                        "to wait longer)"
+                    ) from None
 
 
 def describe_client(client: Any) -> str:
