@@ -49,7 +49,7 @@ def _builder(entry: Estimator, model: Model) -> Callable[[], Any]:
         estimator = entry.load()(**(model.params or {}))
         if not model.after:
             return estimator
-        from sklearn.pipeline import Pipeline
+        from .pipeline import Pipeline  # scikit-learn's, with the model's predict_top_k
 
         steps = [(name.lower(), _ENTRIES[name].load()()) for name in model.after]
         return Pipeline([*steps, (entry.name.lower(), estimator)])
@@ -105,7 +105,9 @@ def make_model(name: str, k: int | None = None, **params: Any) -> Any:
     Returns
     -------
     model : estimator
-        Unfitted.
+        Unfitted: the model's estimator, or for a model with transformers of its own in front
+        (``blda-bknn``) a :class:`~mlneighbors.Pipeline` of them, which ranks labels as its
+        last step does (``predict_top_k``).
 
     Examples
     --------

@@ -101,7 +101,11 @@ class Pipeline(_SklearnPipeline):
 def upgraded(model: Any) -> Any:
     """``model`` itself, or, for a plain scikit-learn Pipeline whose final step ranks labels
     (what ``mlneighbors fit`` saved before :class:`Pipeline` existed), the same object as a
-    :class:`Pipeline` (same state, one method more)."""
+    :class:`Pipeline` (same state, one method more).  A Pipeline ending in such a Pipeline
+    (what ``mlneighbors fit blda-bknn`` saved before it wrote one flat Pipeline) is upgraded
+    from the inside out, so that it ranks too."""
+    if isinstance(model, _SklearnPipeline) and model.steps:
+        upgraded(model.steps[-1][1])
     if type(model) is _SklearnPipeline and _final_has("predict_top_k")(model):
         model.__class__ = Pipeline
     return model

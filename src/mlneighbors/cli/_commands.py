@@ -167,7 +167,7 @@ def _run_models(args: argparse.Namespace, cmd: str, names: Sequence[str],
         raise CLIError(f"mlneighbors {cmd}: {exc}") from None
     except ValueError as exc:  # the data it happened on, which scikit-learn's messages do not name
         raise ValueError(f"{' '.join(str(exc).split())} (while fitting on {data.label})") from None
-    relay_warnings(caught, args.quiet, data.train.label_names if data.train.named else None)
+    relay_warnings(caught, args.quiet)
     out = {}
     for name, result in results.items():
         out[name] = {m: list(result.per_fold[m]) for m in metrics}
@@ -219,7 +219,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_fit(args: argparse.Namespace) -> int:
-    """Fit a model on all of DATA (scaler and model in one Pipeline) and save it."""
+    """Fit a model on all of DATA (scaler, the model's own transformers and the model: one flat
+    Pipeline) and save it."""
     from .. import save
     from ..model_selection import make_scaler
     from ..pipeline import Pipeline
@@ -234,7 +235,11 @@ def cmd_fit(args: argparse.Namespace) -> int:
     exact_note(backend_name, data.train.X, "fit", args.quiet)
     scale = scale_for(args, data.train.X)
     scaler = make_scaler(scale, sparse=hasattr(data.train.X, "tocsr"))
-    steps = ([("scale", scaler)] if scaler is not None else []) + [("model", models[args.model])]
+    # one flat Pipeline (scale, the model's own transformers, the model), whatever make_model
+    # built: predict and mlneighbors.load's predict_top_k read its last step as the model
+    built = models[args.model]
+    inner = built.steps[:-1] + [("model", built.steps[-1][1])] if hasattr(built, "steps") else [("model", built)]
+    steps = ([("scale", scaler)] if scaler is not None else []) + inner
     pipeline = Pipeline(steps)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -244,7 +249,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
             raise CLIError(f"mlneighbors fit: {exc}") from None
         except ValueError as exc:  # the data it happened on, which scikit-learn's messages do not name
             raise ValueError(f"{' '.join(str(exc).split())} (while fitting on {data.label})") from None
-    relay_warnings(caught, args.quiet, data.train.label_names if data.train.named else None)
+    relay_warnings(caught, args.quiet)
     pipeline.label_names_ = [str(n) for n in data.train.label_names]
     if data.train.named:  # predict matches a file's columns to these by name
         pipeline.feature_names_ = [str(n) for n in data.train.feature_names]
@@ -253,10 +258,11 @@ def cmd_fit(args: argparse.Namespace) -> int:
     save(pipeline, args.out, include_index=args.include_index)
     if not args.quiet:
         d = data.train
-        fitted = models[args.model]
+        fitted = pipeline.steps[-1][1]  # the model, after any transformers of its own (blda-bknn's BLDA)
         search = getattr(fitted, "backend_", None)
         if search is not None and search != "exact":
-            search = f"; neighbours: {search}, recall@{fitted.n_neighbors_} {fitted.recall_:.3f}"
+            k = getattr(fitted, "n_neighbors_", getattr(fitted, "n_per_label", "k"))  # BKNN: b per label
+            search = f"; neighbours: {search}, recall@{k} {fitted.recall_:.3f}"
         else:
             search = ""
         print(f"wrote {args.out}: {args.model} fitted on {data.label} ({d.n_samples} rows, {d.n_features} features, "
@@ -285,8 +291,9 @@ def _check_predictor(model: Any, path: str) -> None:
     from sklearn.exceptions import NotFittedError
     from sklearn.utils.validation import check_is_fitted
 
-    steps = getattr(model, "steps", None)
-    final = steps[-1][1] if steps else model
+    final = model
+    while getattr(final, "steps", None):  # a Pipeline's model, also inside a nested Pipeline
+        final = final.steps[-1][1]
     what = type(final).__name__
     if not hasattr(model, "predict"):
         raise CLIError(f"mlneighbors predict: {path} holds a {what}, which transforms features and predicts no "
