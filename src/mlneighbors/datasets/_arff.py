@@ -675,7 +675,7 @@ def _parse_sparse(
     columns = _sparse_indices(indices, n_attributes, line_of, origin)
     value_tokens = _Tokens(data, starts[1::2], ends[1::2], words)
     values = _encode(value_tokens, columns, attributes, line_of, origin)
-    return _build_csr(values, columns, indptr, n_attributes, line_of, origin), row_lines
+    return _build_csr(values, columns, indptr, attributes, line_of, origin), row_lines
 
 
 def _outside_rows(n_items: int, first_in: np.ndarray, after_in: np.ndarray) -> int | None:
@@ -735,11 +735,11 @@ def _build_csr(
     values: np.ndarray,
     columns: np.ndarray,
     indptr: np.ndarray,
-    n_attributes: int,
+    attributes: list[Attribute],
     line_of: Callable[[int], int],
     origin: str,
 ) -> sp.csr_matrix:
-    n_rows = indptr.size - 1
+    n_rows, n_attributes = indptr.size - 1, len(attributes)
     descending = np.flatnonzero(np.diff(columns) <= 0)
     if descending.size:
         row_start = np.zeros(columns.size + 1, dtype=bool)
@@ -754,7 +754,8 @@ def _build_csr(
         )
         if repeated.size:
             k = int(order[repeated[0] + 1])
-            message = f"sparse index {int(columns[k])} appears twice in the row"
+            j = int(columns[k])
+            message = f"sparse index {j} (attribute {attributes[j].name!r}) appears twice in the row"
             raise _error(origin, line_of(k), message)
         values, columns = values[order], columns[order]
     matrix = sp.csr_matrix((values, columns, indptr), shape=(n_rows, n_attributes))
@@ -980,4 +981,4 @@ def _parse_quoted_rows(
     decoded = _encode(tokens, columns, attributes, line_of, origin)
     indptr = np.zeros(rows_at.size + 1, dtype=np.int64)
     np.cumsum(pair_counts, out=indptr[1:])
-    return _build_csr(decoded, columns, indptr, n_attributes, line_of, origin), rows_at
+    return _build_csr(decoded, columns, indptr, attributes, line_of, origin), rows_at
