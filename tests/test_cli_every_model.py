@@ -102,3 +102,17 @@ def test_a_pipeline_inside_a_pipeline_still_predicts(extra, files, tmp_path, cap
     else:
         _, want = loaded.predict_top_k(Q, 2)
         assert [[r[0], r[2]] for r in rows] == [[LABELS[j] for j in row] for row in want]
+
+
+@pytest.mark.requires("hnswlib")
+@pytest.mark.parametrize("name", list_models())
+def test_fit_with_an_approximate_backend_says_what_it_searched_with(name, files, tmp_path, capsys):
+    """``--backend`` replaces every exact search of the model; the line ``fit`` writes names it and
+    its recall at the model's k (BKNN's is b per label; it has no n_neighbors_)."""
+    d, *_ = files
+    searches = [value for key, value in make_model(name).get_params(deep=True).items()
+                if key == "backend" or key.endswith("__backend")]
+    assert main(["fit", name, str(d / "train.arff"), "--k", str(K), "--backend", "hnswlib",
+                 "--out", str(tmp_path / "m.skops")]) == 0, capsys.readouterr().err
+    if "exact" in searches:  # the hybrid's own PCA-window search is not replaced
+        assert f"neighbours: hnswlib, recall@{K} " in capsys.readouterr().out
