@@ -320,6 +320,23 @@ def test_predict_names_missing_and_unknown_columns(header, needle, fitted, tmp_p
 
 
 @needs_skops
+@needs_pandas
+def test_predict_on_a_header_less_csv_says_to_pass_no_header(fitted, problem, tmp_path, capsys):
+    """Line 1, numbers read as the header, names none of the model's features: the one line says
+    what to pass, and with it the rows are predicted, all of them."""
+    X, _ = problem
+    path = tmp_path / "bare.csv"
+    path.write_text("".join(",".join(f"{v:g}" for v in x) + "\n" for x in X[:6]))
+    out = tmp_path / "p.csv"
+    assert main(["predict", str(fitted["named"]), str(path), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.endswith(
+        f"line 1 of {path} holds only numbers: if the file has no header line, pass header=False (--no-header)"), err
+    assert main(["predict", str(fitted["named"]), str(path), "--no-header", "--out", str(out), "--quiet"]) == 0
+    np.testing.assert_array_equal(_predicted(out)[1], mlneighbors.load(fitted["named"]).predict(X[:6]))
+
+
+@needs_skops
 @pytest.mark.parametrize("model", ["named", "unnamed"])
 def test_predict_a_file_of_the_wrong_width_names_it_and_both_counts(model, fitted, problem, tmp_path, capsys):
     X, _ = problem

@@ -165,6 +165,35 @@ def test_missing_and_unknown_names_are_listed(fmt, columns, message, named, tmp_
         load_file(path, like=named)
 
 
+@needs_pandas
+@pytest.mark.parametrize("like", ["model", "training-set", "training-set-rows"])
+def test_a_header_less_csv_matched_by_name_gets_the_no_header_hint(like, named, problem, tmp_path):
+    """Its line 1 of numbers, read as the header, names no column of the reference: the error
+    says how to read the file without a header (and reading it so works)."""
+    X, Y = problem
+    Y = Y[:, :1]  # one label: line 1 repeats no value (values that repeat are refused earlier, with the hint)
+    train = load_file(write_csv(tmp_path / "train.csv", FEATURES + ["y1"], np.hstack([X, Y])), labels_last=1)
+    reference, rows, options = {
+        "model": (named, X[:4], {}),
+        "training-set": (train, np.hstack([X[:4], Y[:4]]), {"labels_last": 1}),
+        "training-set-rows": (train, X[:4], {"features_only": True}),
+    }[like]
+    path = write_csv(tmp_path / "bare.csv", None, rows)
+    with pytest.raises(DatasetError, match=r"bare\.csv: 4 feature\(s\) of .* \(features are matched by name\); line 1 "
+                                           r"of \S*bare\.csv holds only numbers: if the file has no header line, pass "
+                                           r"header=False \(--no-header\)$"):
+        load_file(path, like=reference, **options)
+    if like == "model":  # a file named by position is matched by position: all its rows
+        np.testing.assert_array_equal(load_file(path, like=reference, header=False).X, X[:4])
+
+
+@needs_pandas
+def test_a_named_csv_that_does_not_match_gets_no_header_hint(named, tmp_path):
+    path = write_csv(tmp_path / "r.csv", ["a", "b", "c", "x"], np.ones((3, 4)))
+    with pytest.raises(DatasetError, match=r"\(features are matched by name\)$"):
+        load_file(path, like=named)
+
+
 @pytest.mark.parametrize("fmt", [CSV, "arff"])
 def test_label_columns_of_rows_to_predict_are_dropped_with_a_note(fmt, named, problem, tmp_path):
     X, Y = problem

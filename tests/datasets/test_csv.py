@@ -92,6 +92,36 @@ def test_problems_are_one_line_naming_the_file(tmp_path, text, spec, fragment):
         load_csv(_csv(tmp_path, text), spec)
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["0.5,1.25,1,0\n0.7,2.5,0,1\n0.1,0.2,1,1\n",  # every cell a number
+     "0.5,,1,0\n0.7,2.5,0,1\n0.1,0.2,1,1\n",  # and an empty one (pandas: 'Unnamed: 1')
+     "-1e-3,7,1,0\n0.7,2.5,0,1\n0.1,0.2,1,1\n"],
+    ids=["numbers", "an-empty-cell", "exponent"],
+)
+def test_a_line_1_of_numbers_read_as_the_header_gets_the_no_header_hint(tmp_path, text):
+    path = _csv(tmp_path, text)
+    notes = load_csv(path, "-2:").notes
+    assert any("line 1 holds only numbers" in n and "pass header=False (--no-header)" in n for n in notes), notes
+    # a label named by the user is not in a header of numbers: the error says why
+    with pytest.raises(DatasetError, match=r"names 'sport', which is not a column; .*\(line 1 holds only numbers: "
+                                           r"if the file has no header line, pass header=False \(--no-header\)\)$"):
+        load_csv(path, "sport")
+
+
+@pytest.mark.parametrize(
+    "header",
+    ["x1,x2,sport,music", "0,1,2,3", "1,2,3,4", "x1,2,sport,4", ",x1,sport,music"],
+    ids=["names", "numbered-from-0", "numbered-from-1", "some-numbers", "an-empty-name"],
+)
+def test_a_header_of_names_gets_no_hint(tmp_path, header):
+    """Column names, also the numbers 0, 1, ... that pandas' to_csv writes for unnamed columns."""
+    path = _csv(tmp_path, header + "\n0.5,1.25,1,0\n0.7,2.5,0,1\n")
+    assert not any("header" in n for n in load_csv(path, "-2:").notes)
+    with pytest.raises(DatasetError, match=r"names 'tag9', which is not a column; columns are: [^(]*$"):
+        load_csv(path, "tag9")
+
+
 def test_without_pandas_the_error_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "pandas", None)
     with pytest.raises(ImportError, match=r"pip install 'mlneighbors\[pandas\]'"):

@@ -13,13 +13,17 @@ import numpy as np
 from mlneighbors.datasets._arff import utf8_problem
 from mlneighbors.datasets._dataset import Dataset, DatasetError, label_problem, shown_names
 
-__all__ = ["load_csv"]
+__all__ = ["NO_HEADER_HINT", "header_looks_like_data", "load_csv"]
 
 PathLike = str | os.PathLike[str]
 
 _RANGE_RE = re.compile(r"\s*(-?\d+)?\s*:\s*(-?\d+)?\s*")
 _FIELDS_RE = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+_UNNAMED_RE = re.compile(r"Unnamed: \d+")  # pandas' name for an empty cell of the header
 _OPTION = "label_columns (--label-columns)"
+
+#: What a message says where line 1 of a CSV file, read as the header, looks like a row of data.
+NO_HEADER_HINT = "if the file has no header line, pass header=False (--no-header)"
 
 
 def load_csv(
@@ -50,7 +54,11 @@ def load_csv(
         ``label_columns`` must be a range, and the columns are named ``f0, ...``
         (features) and ``label0, ...`` (labels): they match other files by
         position only (``Dataset.named`` is False). A line 1 made only of
-        numbers, read as a header, is noted.
+        numbers (and empty cells), read as the header, is probably a row of
+        data: ``notes`` says so, and so does an error about the names it
+        gives (a label column, or, in :func:`load_file` with ``like``, a
+        feature it does not find). The column numbers 0, 1, ... (or 1, 2,
+        ...) that pandas' ``to_csv`` writes for unnamed columns are names.
 
     Returns
     -------
@@ -92,11 +100,9 @@ def load_csv(
     if header:
         frame = _drop_written_index(frame, notes)
         columns = [str(column) for column in frame.columns]
-        if _all_numbers(columns):
-            notes.append(
-                "line 1 holds only numbers, yet it is read as the header naming the columns; "
-                "for a file without a header line pass header=False (--no-header)"
-            )
+        if header_looks_like_data(columns):
+            notes.append(f"line 1 holds only numbers, yet it is read as the header naming the columns; "
+                         f"{NO_HEADER_HINT}")
     else:
         columns = [str(j) for j in range(frame.shape[1])]
         if not isinstance(label_columns, str) and len(label_columns) or (
@@ -168,10 +174,10 @@ def _read_frame(pd: Any, path: PathLike, sep: str, has_header: bool) -> Any:
         raise DatasetError(f"{path}: not readable as CSV ({type(exc).__name__}: {exc})") from exc
     repeated = sorted({str(c) for c in header if header.count(c) > 1}) if has_header else []
     if repeated:
-        hint = "; for a file without a header line pass header=False (--no-header)"
+        cells = ["" if isinstance(c, float) else str(c) for c in header]  # an empty cell: NaN
         raise DatasetError(
             f"{path}, line 1: column names appear twice: {shown_names(repeated)}"
-            + (hint if _all_numbers([str(c) for c in header]) else "")
+            + (f"; line 1 holds only numbers: {NO_HEADER_HINT}" if header_looks_like_data(cells) else "")
         )
     return frame
 
@@ -200,12 +206,28 @@ def _drop_empty_rows(frame: Any, notes: list[str], first_line: int) -> tuple[Any
     return frame, lines
 
 
-def _all_numbers(cells: list[str]) -> bool:
-    try:
-        [float(cell) for cell in cells]
-    except ValueError:
-        return False
-    return True
+def header_looks_like_data(cells: Sequence[str]) -> bool:
+    """Whether the cells of a header line look like a row of data: each a number or empty
+    (pandas names an empty cell ``Unnamed: j``), at least one a number, and the numbers not
+    the columns' own numbering 0, 1, ... or 1, 2, ... (the header pandas' ``to_csv`` writes
+    for a frame without column names).
+
+    >>> header_looks_like_data(["0.5", "1.25", "Unnamed: 2", "1", "0"])
+    True
+    >>> header_looks_like_data(["x1", "x2", "sport"]), header_looks_like_data(["0", "1", "2", "3"])
+    (False, False)
+    """
+    numbers = []
+    for cell in cells:
+        if not cell.strip() or _UNNAMED_RE.fullmatch(cell):
+            continue
+        try:
+            numbers.append(float(cell))
+        except ValueError:
+            return False
+    n = len(cells)
+    numbered = len(numbers) == n and numbers in (list(range(n)), list(range(1, n + 1)))
+    return bool(numbers) and not numbered
 
 
 def _drop_written_index(frame: Any, notes: list[str]) -> Any:
@@ -245,6 +267,7 @@ def _label_positions(spec: str | Sequence[str], header: list[str], origin: str) 
             raise DatasetError(
                 f"{origin}: {_OPTION} names {name!r}, which is not a column; columns are: "
                 f"{shown_names(header, 20)}"
+                + (f" (line 1 holds only numbers: {NO_HEADER_HINT})" if header_looks_like_data(header) else "")
             )
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:

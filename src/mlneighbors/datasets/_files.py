@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from mlneighbors.datasets._columns import Reference, align, refuse_missing
-from mlneighbors.datasets._csv import load_csv
+from mlneighbors.datasets._csv import NO_HEADER_HINT, header_looks_like_data, load_csv
 from mlneighbors.datasets._dataset import Dataset, DatasetError, shown_names
 from mlneighbors.datasets._formats import _load_arff
 from mlneighbors.datasets._libsvm import read_libsvm, row_lines
@@ -196,7 +196,7 @@ def load_file(
             data = _read_rows(path, fmt, options, reference, features_only)
         else:
             data = _read(path, fmt, options, False, reference)
-            data = align(_widen_libsvm(data, reference) if fmt == "libsvm" else data, reference)
+            data = _align(_widen_libsvm(data, reference) if fmt == "libsvm" else data, reference, fmt, options)
     if data.n_samples == 0:
         raise DatasetError(f"{path}: has no data rows; expected at least one row after the header")
     if data.n_features == 0:
@@ -278,7 +278,7 @@ def _read_rows(
     if options.name_labels:  # the user says where the labels are: they are dropped
         data = _read(path, fmt, options, False, reference)
         dropped = data.label_names
-        data = align(replace(data, Y=data.Y[:, :0], label_names=[]), reference)
+        data = _align(replace(data, Y=data.Y[:, :0], label_names=[]), reference, fmt, options)
         if dropped:
             data.notes.append(f"the file's labels {shown_names(dropped)} are not read: rows to predict")
         return data
@@ -287,7 +287,7 @@ def _read_rows(
         declared: list[str] = []
         if fmt == "arff" and not features_only:
             declared = _declared_labels(path, options, data, reference)
-        return align(data, reference, ignore_labels=declared)
+        return _align(data, reference, fmt, options, ignore_labels=declared)
     if fmt == "libsvm":
         data = _widen_libsvm(data, reference)
     if data.n_features != reference.n_features and fmt in ("arff", "mat") and not features_only:
@@ -300,7 +300,23 @@ def _read_rows(
                 f"the file's labels {shown_names(labelled.label_names)} are not read: rows to predict"
             )
             data = replace(labelled, Y=labelled.Y[:, :0], label_names=[])
-    return align(data, reference)
+    return _align(data, reference, fmt, options)
+
+
+def _align(
+    data: Dataset, reference: Reference, fmt: str, options: _Options, ignore_labels: Sequence[str] = ()
+) -> Dataset:
+    """:func:`align`; where the names of a CSV file's header do not match the reference's and
+    they are all numbers, the header is probably a row of data: the error says so."""
+    try:
+        return align(data, reference, ignore_labels)
+    except DatasetError as exc:
+        by_name = reference.features is not None or reference.labels is not None
+        if fmt == "csv" and options.header and by_name and header_looks_like_data(
+            [*data.feature_names, *data.label_names]
+        ):
+            raise DatasetError(f"{exc}; line 1 of {data.source} holds only numbers: {NO_HEADER_HINT}") from None
+        raise
 
 
 def _widen_libsvm(data: Dataset, reference: Reference) -> Dataset:
