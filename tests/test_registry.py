@@ -8,9 +8,11 @@ import importlib
 import inspect
 import json
 import pkgutil
+import re
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 from sklearn.base import BaseEstimator
@@ -109,3 +111,50 @@ def test_importing_the_package_reads_the_registry_and_nothing_else():
            "or m in ('numpy', 'scipy', 'sklearn', 'dataclasses'))))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
     assert json.loads(out.stdout) == ["mlneighbors", "mlneighbors._registry"]
+
+
+# -- the lists people write by hand, checked against the registry --------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+_COUNT = re.compile(r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
+                    r"|fifteen)(th)?\s+(methods|models|model names|names|estimators|classes)\b", re.IGNORECASE)
+
+
+def _paragraph(text: str, start: str) -> str:
+    """The paragraph of ``text`` that begins with ``start`` (up to the next blank line)."""
+    begin = text.index(start)
+    end = text.find("\n\n", begin)
+    return text[begin:] if end < 0 else text[begin:end]
+
+
+def test_the_readme_models_line_names_every_estimator():
+    """README's "Models:" line is prose (GitHub renders it; nothing generates it): every entry's
+    class must be on it, so a model added by CONTRIBUTING's recipe cannot be left out."""
+    line = _paragraph((ROOT / "README.md").read_text(encoding="utf-8"), "Models: ")
+    named = set(re.findall(r"`([A-Z]\w*)`", line))
+    missing = [entry.name for entry in ESTIMATORS if entry.name not in named]
+    assert not missing, f"README.md's 'Models:' line does not name {missing}: add them there"
+
+
+def test_the_choosing_page_has_a_row_for_every_estimator_and_counts_none():
+    page = (ROOT / "docs" / "user_guide" / "choosing.rst").read_text(encoding="utf-8")
+    table = page[page.index(".. list-table::"):]
+    table = table[: table.find("\n\n", table.index("* - method"))]
+    missing = [entry.name for entry in ESTIMATORS if entry.name not in table]
+    assert not missing, f"docs/user_guide/choosing.rst's table has no row for {missing}"
+    index = (ROOT / "docs" / "index.rst").read_text(encoding="utf-8")  # which links to it
+    for where, text in (("docs/user_guide/choosing.rst", page[: page.index(".. list-table::")]),
+                        ("docs/index.rst", index)):
+        counts = [m.group(0) for m in _COUNT.finditer(text)]
+        assert not counts, f"{where} counts the models by hand ({counts}): say 'every model' (list_models())"
+
+
+@pytest.mark.parametrize("text, found", [
+    ("the command line knows eleven names, the eleventh", ["eleven names"]),
+    ("The eight methods of the table", ["eight methods"]),
+    ("The figures below show 10 models", ["10 models"]),
+    ("every model the command line knows (list_models())", []),
+])
+def test_the_count_pattern_finds_a_count_of_models(text, found):
+    """The check above can fail: it finds the counts the page held."""
+    assert [m.group(0) for m in _COUNT.finditer(text)] == found
