@@ -688,6 +688,25 @@ def test_index_0_against_a_1_based_training_file_is_one_line_naming_the_line(cmd
     assert not (tmp_path / "p.csv").exists()
 
 
+@pytest.mark.parametrize("cmd", ["predict", "evaluate"])
+@pytest.mark.requires("skops")
+def test_a_1_based_file_against_a_0_based_training_file_names_both_bases(cmd, problem, tmp_path, capsys):
+    X, Y = problem
+    train = _svm_based(tmp_path / "train.svm", X, Y, 0)
+    model_file = tmp_path / "m.skops"
+    assert main(["fit", "mlknn", train, "--out", str(model_file), "--quiet"]) == 0
+    new = _svm_based(tmp_path / "new.svm", X[:3], Y[:3], 1)  # uses the last feature: one wider read from 0
+    argv = (["predict", str(model_file), new, "--out", str(tmp_path / "p.csv")] if cmd == "predict"
+            else ["evaluate", train, "--test", new, "--model", "mlknn"])
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"{new}: has 6 features; " in err, err
+    whose = "the model's training file" if cmd == "predict" else f"the training data {train}"
+    assert (f"the index bases seem to differ: {whose} numbers its features from 0 (it uses index 0) and this file is "
+            "read the same way, but it uses no index 0 (its indices run from 1 to 5)") in err
+    assert "dump_svmlight_file(..., zero_based=True) numbers from 0" in err and "label columns" not in err
+
+
 @pytest.mark.parametrize(
     "extra, out, needle",
     [

@@ -310,6 +310,49 @@ def test_index_0_where_the_training_file_was_1_based_names_the_file_and_line(lik
         load_file(path, like=reference, **options)
 
 
+_AGREE = (r"make the two agree: write one file again numbered as the other \(scikit-learn's "
+          r"dump_svmlight_file\(\.\.\., zero_based=True\) numbers from 0, zero_based=False from 1\), or read this "
+          r"one alone with load_libsvm\(path, index_base={}\)$")
+
+
+@pytest.mark.parametrize("like", ["test-part", "rows-of-the-set", "model"])
+def test_a_1_based_file_one_wider_than_its_0_based_training_file_names_both_bases(like, problem, tmp_path):
+    """Read from 0 as its training file was, a 1-based file that uses the last feature is one
+    feature wider: the error says the bases seem to differ, and how to make them agree."""
+    X, Y = problem
+    reference, options = _libsvm_references(problem, tmp_path, 0)[like]
+    path = write_svm(tmp_path / "new.svm", X[:4], Y[:4], base=1)
+    whose = "the model's training file" if like == "model" else r"the training data \S*train\.svm"
+    what = "the model was fitted on" if like == "model" else r"the training data \S*train\.svm has"
+    message = (rf"new\.svm: has 5 features; {what} 4 features; the index bases seem to differ: {whose} numbers its "
+               r"features from 0 \(it uses index 0\) and this file is read the same way, but it uses no index 0 \(its "
+               r"indices run from 1 to 4\): numbered from 1, libsvm's convention, it has 4 features; "
+               + _AGREE.format(1))
+    with pytest.raises(DatasetError, match=message):
+        load_file(path, like=reference, **options)
+    # what the message says works: the file read alone from 1 has the training file's columns
+    from mlneighbors.datasets import load_libsvm
+
+    np.testing.assert_array_equal(load_libsvm(path, index_base=1).X.toarray(), X[:4])
+
+
+@pytest.mark.parametrize("like", ["test-part", "model"])
+def test_a_file_wider_in_the_same_base_gets_no_base_hint(like, problem, tmp_path):
+    X, Y = problem
+    reference, options = _libsvm_references(problem, tmp_path, 0)[like]
+    path = write_svm(tmp_path / "wide.svm", np.hstack([X[:3], X[:3, :1]]), Y[:3], base=0)  # uses index 0
+    with pytest.raises(DatasetError, match=r"wide\.svm: has 5 features; [^;]* 4 features$"):
+        load_file(path, like=reference, **options)
+
+
+def test_index_0_against_a_1_based_training_file_says_how_to_make_them_agree(problem, tmp_path):
+    X, Y = problem
+    reference, _ = _libsvm_references(problem, tmp_path, 1)["test-part"]
+    with pytest.raises(DatasetError, match=r"new\.svm, line 1: .* and this file numbers its features from 0; "
+                                           + _AGREE.format(0)):
+        load_file(write_svm(tmp_path / "new.svm", X[:4], Y[:4], base=0), like=reference)
+
+
 def test_a_model_that_records_no_base_leaves_the_guess_to_the_file(unnamed, problem, tmp_path):
     """A model fitted in Python on arrays knows no libsvm base: the file's own rule applies."""
     X, _ = problem

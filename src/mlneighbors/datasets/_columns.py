@@ -18,6 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from mlneighbors.datasets._dataset import Dataset, DatasetError, shown_names
+from mlneighbors.datasets._libsvm import base_advice
 
 __all__ = ["Reference", "align", "refuse_missing"]
 
@@ -145,11 +146,16 @@ def align(data: Dataset, ref: Reference, ignore_labels: Sequence[str] = ()) -> D
             X = _take_columns(X, order)
         feature_names = list(ref.features)
     elif data.n_features != ref.n_features:
+        if data.index_base is not None:  # libsvm: the labels are no columns, the index base may differ
+            why = _other_index_base(data, ref)
+        elif ref.predict and data.n_features > ref.n_features:
+            why = ("; if the file holds label columns too, say which (label_columns= / --label-columns, "
+                   "labels_last= / --labels-last)")
+        else:
+            why = ""
         raise DatasetError(
             f"{origin}: has {data.n_features} features; {ref.what} {ref.verb} {ref.n_features} features"
-            + ("" if data.named or ref.features is None else " (matched by position: the file names none)")
-            + ("; if the file holds label columns too, say which (label_columns= / --label-columns, "
-               "labels_last= / --labels-last)" if ref.predict and data.n_features > ref.n_features else "")
+            + ("" if data.named or ref.features is None else " (matched by position: the file names none)") + why
         )
     elif ref.features is not None:  # matched by position: the columns are the reference's
         feature_names = list(ref.features)
@@ -168,6 +174,23 @@ def align(data: Dataset, ref: Reference, ignore_labels: Sequence[str] = ()) -> D
     if ref.sparse is not None and sp.issparse(X) != ref.sparse:  # a libsvm test file of an ARFF set, ...
         X = sp.csr_matrix(X) if ref.sparse else X.toarray()
     return replace(data, X=X, Y=Y, feature_names=feature_names, label_names=label_names, notes=notes)
+
+
+def _other_index_base(data: Dataset, ref: Reference) -> str:
+    """Why a libsvm file, read from index 0 as its reference's training file was, is one feature
+    wider than the reference where it uses no index 0: it is likely numbered from 1 ("" when
+    that is not the case)."""
+    if data.index_base != 0 or ref.index_base != 0 or data.n_features != ref.n_features + 1:
+        return ""
+    X = sp.csr_matrix(data.X)
+    if not X.nnz or int(X.indices.min()) == 0:
+        return ""
+    return (
+        f"; the index bases seem to differ: {ref.base_from} numbers its features from 0 (it uses index 0) and "
+        f"this file is read the same way, but it uses no index 0 (its indices run from {int(X.indices.min())} to "
+        f"{int(X.indices.max())}): numbered from 1, libsvm's convention, it has {ref.n_features} features; "
+        f"{base_advice(1)}"
+    )
 
 
 def _first_missing(X: Any) -> tuple[int, int, int, int] | None:

@@ -95,7 +95,10 @@ def load_file(
         written by ``mlneighbors fit`` records it in ``libsvm_index_base_``),
         not guessed from its own indices: a file without index 0 is not read
         as 1-based when the training file was 0-based, and index 0 where the
-        training file was 1-based is refused, naming the line. See Notes.
+        training file was 1-based is refused, naming the line; a file that
+        uses no index 0 and is one feature wider than a 0-based training
+        file is refused saying that the bases seem to differ (and how to
+        make them agree). See Notes.
     missing : {"error", "nan"}, default="error"
         What a missing feature value (an ARFF ``?``, an empty CSV cell, a CSV
         line with fewer fields than the header, a NaN in a libsvm or ``.mat``

@@ -15,7 +15,7 @@ import scipy.sparse as sp
 
 from mlneighbors.datasets._dataset import Dataset, DatasetError
 
-__all__ = ["load_libsvm", "read_libsvm"]
+__all__ = ["base_advice", "load_libsvm", "read_libsvm"]
 
 PathLike = str | os.PathLike[str]
 
@@ -148,11 +148,25 @@ def _rebase(
         line = next(n for n, tokens in _data_lines(path) if any(_is_index_zero(t) for t in tokens))
         raise DatasetError(
             f"{path}, line {line}: feature index 0, but {base_from} numbers the features from 1 "
-            "(libsvm's convention): index 0 is no feature there; number the file's features as "
-            "its training file does"
+            "(libsvm's convention): index 0 is no feature there, and this file numbers its features "
+            f"from 0; {base_advice(0)}"
         )
     n_features = max(X.shape[1] - 1, 0)
     return sp.csr_matrix((X.data, X.indices - 1, X.indptr), shape=(X.shape[0], n_features)), 1
+
+
+def base_advice(file_base: int) -> str:
+    """How to make a libsvm file numbered from ``file_base`` agree with a training file (or a
+    model's) numbered from the other base.
+
+    >>> base_advice(1).rsplit("), ", 1)[1]
+    'or read this one alone with load_libsvm(path, index_base=1)'
+    """
+    return (
+        "make the two agree: write one file again numbered as the other (scikit-learn's "
+        "dump_svmlight_file(..., zero_based=True) numbers from 0, zero_based=False from 1), or read "
+        f"this one alone with load_libsvm(path, index_base={file_base})"
+    )
 
 
 def _parse(path: PathLike) -> tuple[sp.csr_matrix, list[tuple]]:
