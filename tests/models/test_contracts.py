@@ -109,7 +109,7 @@ def check_predict_follows_scores(make: Callable[[], Any], rule: str | None, data
         want = _COMPARE[op](scores, bound)
         bad = np.argwhere(predicted != want)
         assert not len(bad), (f"{name}.predict disagrees with '{rule}' at (row, label) {bad[:5].tolist()}: "
-                              f"predicted {predicted[tuple(bad[0])]}, score {scores[tuple(bad[0])]!r}")
+                              f"predicted {bool(predicted[tuple(bad[0])])}, score {float(scores[tuple(bad[0])])!r}")
 
 
 def _others(value: Any, alternatives: Iterable[Any]) -> list[Any]:
