@@ -31,7 +31,11 @@ class NeighborIndex(Protocol):
     (not squared) distances in ascending order and intp row numbers of ``X``, ties broken by
     the lower row number; ``k`` larger than the number of indexed rows raises ``ValueError``;
     never ``-1`` padding.  ``exact`` says whether the result is the exact k-nearest
-    neighbours; ``metric`` names the distance.  An index may declare more in a
+    neighbours; ``metric`` names the distance.  ``build`` and ``query`` leave their input as
+    it was, bit for bit (a model hands the user's training rows to ``build`` as they are), and
+    an answer depends on the indexed rows and the values of the queries only (a cache keys on
+    their content, never on their shape or on which array holds them: a caller may overwrite
+    an array in place between two queries).  An index may declare more in a
     ``capabilities`` attribute (:class:`~mlneighbors.neighbors.Capabilities`, read by
     :func:`~mlneighbors.neighbors.get_capabilities`); :func:`~mlneighbors.neighbors.check_index`
     tests an index against all of this.
@@ -206,6 +210,14 @@ class BaseIndex(BaseEstimator):
     ``build`` (scikit-learn's convention), so ``clone`` and ``get_params`` work and an
     unbuilt index is a cheap description of one.  :func:`~mlneighbors.neighbors.check_index`
     tests a subclass against the protocol and what it declares.
+
+    The validated ``X`` and ``Q`` that ``_build`` and ``_query`` receive are the caller's own
+    arrays where they are float64 already (validation does not copy them): write to a copy,
+    never to them (normalising rows in place would change the user's training data).  The
+    answer to ``Q`` depends on the built index and the values in ``Q`` only: a cache of
+    answers keys on the content of the queries (as
+    :class:`~mlneighbors.neighbors.NeighborCache` does), never on their shape or on the array
+    object, which the caller may overwrite in place and Python reuses.
 
     Attributes set by ``build``: ``n_samples_fit_`` (number of indexed rows) and
     ``n_features_in_``.

@@ -101,7 +101,46 @@ def expected_order(D: np.ndarray, exclude: np.ndarray | None = None) -> np.ndarr
     return out
 
 
+def other_queries(Q: np.ndarray) -> np.ndarray:
+    """Queries of the shape of ``Q`` with other values and other answers: its rows reversed and
+    negated (``0.0 - x``: no negative zeros), with as many non-zeros (a CSR copy of one can be
+    written over a CSR copy of the other in place)."""
+    return 0.0 - Q[::-1]
+
+
 # ---------------------------------------------------------------------------- helpers
+
+
+def _snapshot(A: Any) -> Any:
+    """A copy of a dense array or of a sparse matrix's arrays, to compare bit for bit."""
+    if sp.issparse(A):
+        return {"shape": A.shape, "data": A.data.copy(), "indices": A.indices.copy(), "indptr": A.indptr.copy()}
+    return np.array(A, copy=True)
+
+
+def _first_change(before: Any, A: Any, name: str) -> str | None:
+    """Where ``A`` differs from its snapshot ``before``, bit for bit (None: nowhere)."""
+    if isinstance(before, dict):
+        if A.shape != before["shape"]:
+            return f"{name} changed shape from {before['shape']} to {A.shape}"
+        for part in ("data", "indices", "indptr"):
+            found = _first_change(before[part], getattr(A, part), f"{name}.{part}")
+            if found is not None:
+                return found
+        return None
+    A = np.asarray(A)
+    if A.shape != before.shape or A.dtype != before.dtype:
+        return f"{name} changed from {before.dtype} {before.shape} to {A.dtype} {A.shape}"
+    width = before.dtype.itemsize
+    was = np.ascontiguousarray(before).view(np.uint8).reshape(-1, width)
+    now = np.ascontiguousarray(A).view(np.uint8).reshape(-1, width)
+    changed = np.flatnonzero((was != now).any(axis=1))
+    if not changed.size:
+        return None
+    where = np.unravel_index(changed[0], before.shape)
+    at = ", ".join(str(int(i)) for i in where)
+    return (f"{name}[{at}] was {before[where].item()!r}, is now {A[where].item()!r} "
+            f"({changed.size} of {before.size} values changed)")
 
 
 class _Subject:
@@ -429,6 +468,130 @@ def check_pickle(subject: _Subject) -> None:
                                  f"before, rows {want[1][i].tolist()} at {want[0][i].tolist()}")
 
 
+def _unchanged(subject: _Subject, name: str, what: str, inputs: tuple[tuple[str, Any, Any], ...]) -> None:
+    """Fail unless every ``(name, array, snapshot)`` of ``inputs`` is as its snapshot, bit for bit."""
+    for arg, A, was in inputs:
+        change = _first_change(was, A, arg)
+        if change is not None:
+            raise subject.fail(name, f"{what} changed the caller's {arg} in place: {change}; an index must leave its "
+                                     "input as it was (it copies what it rescales or reorders)")
+
+
+def check_inputs_unchanged(subject: _Subject) -> None:
+    """``build``, ``query`` and ``loo_kneighbors`` leave the caller's arrays as they were, bit
+    for bit, in every layout the checks feed (dense; with ``sparse`` declared, CSR ``data``,
+    ``indices`` and ``indptr`` too): a model hands the user's training rows to ``build`` as
+    they are.  What a call raises is left to the other checks."""
+    name = "inputs_unchanged"
+    sparse = get_capabilities(subject.fresh()).sparse
+    for metric in subject.metrics():
+        X, Q = check_data(metric)
+        layouts = [("dense", X, Q)] + ([("CSR", sp.csr_matrix(X), sp.csr_matrix(Q))] if sparse else [])
+        for rows, Xin, _ in layouts:
+            X_was = ("X", Xin, _snapshot(Xin))
+            try:
+                built = subject.fresh(metric).build(Xin)
+            except Exception:
+                built = None
+            _unchanged(subject, name, f"build(X) with metric={metric!r} ({rows} rows)", (X_was,))
+            if built is None or not callable(getattr(built, "query", None)):
+                continue
+            calls = [(f"query(Q, k=5) with metric={metric!r} ({rows} rows, {queries} queries)", built.query,
+                      (Qin, 5), (X_was, ("Q", Qin, _snapshot(Qin)))) for queries, _, Qin in layouts]
+            calls.append((f"loo_kneighbors(index, X, k=4) with metric={metric!r} ({rows} rows)", loo_kneighbors,
+                          (built, Xin, 4), (X_was,)))
+            for what, call, args, inputs in calls:
+                try:
+                    call(*args)
+                except Exception:
+                    pass
+                _unchanged(subject, name, what, inputs)
+
+
+def _overwrite(A: Any, B: Any) -> None:
+    """Write the values of ``B`` into ``A`` in place (CSR: as many non-zeros)."""
+    if sp.issparse(A):
+        for part in ("data", "indices", "indptr"):
+            getattr(A, part)[...] = getattr(B, part)
+    else:
+        A[...] = B
+
+
+def _first_difference(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> int | None:
+    """The first query whose rows or distances differ between two results, bit for bit."""
+    differ = np.flatnonzero((a[0] != b[0]).any(axis=1) | (a[1] != b[1]).any(axis=1))
+    return int(differ[0]) if differ.size else None
+
+
+def _own_answer(subject: _Subject, name: str, found: tuple[np.ndarray, np.ndarray], what: str, *,
+                exact: bool, true_distances: bool, D: np.ndarray, untouched: tuple[np.ndarray, np.ndarray] | None,
+                earlier: tuple[np.ndarray, np.ndarray]) -> None:
+    """``found`` is the answer of its own queries (of distances ``D``): brute force's for an exact
+    index, at the true distances where declared, else ``untouched``'s (a copy of the built index
+    asked nothing before); failing that, say so, and whether it is the ``earlier`` answer."""
+    dist, idx = found
+    try:
+        if exact:
+            subject.equals_brute_force(name, D, dist, idx, what)
+        elif true_distances:
+            subject.true_distances(name, D, dist, idx, what)
+        elif untouched is not None and (i := _first_difference(found, untouched)) is not None:
+            raise subject.fail(name, f"{what}: query {i} got rows {idx[i].tolist()} at {dist[i].tolist()}; a pickled "
+                                     f"copy of the built index, asked nothing before, answers rows "
+                                     f"{untouched[1][i].tolist()} at {untouched[0][i].tolist()}")
+    except _Failure as failure:
+        if _first_difference(found, earlier) is not None:
+            raise
+        seen = str(failure).split(f": {name}: ", 1)[-1]
+        stale = (f"{seen}; that is the answer to the earlier queries, bit for bit (an answer must follow the values "
+                 "of the queries, not their shape or the array that holds them)")
+        raise subject.fail(name, stale) from None
+
+
+def check_fresh_answers(subject: _Subject) -> None:
+    """An answer depends on the indexed rows and on the values of the queries, nothing else:
+    new queries of the same shape, and the first array overwritten in place with their values,
+    get their own answers (for an exact index brute force's, else the true distances of the
+    rows returned, or without true distances the answer of a pickled copy of the built index
+    asked nothing before); the first queries asked again get the first answer, bit for bit."""
+    name = "fresh_answers"
+    sparse = get_capabilities(subject.fresh()).sparse
+    k = 5
+    for metric in subject.metrics():
+        X, Q = check_data(metric)
+        Q2 = other_queries(Q)
+        n = X.shape[0]
+        D2 = brute_force(X, Q2, metric)
+        layouts: list[tuple[str, Any, Callable[[np.ndarray], Any]]] = [("dense", X, np.array)]
+        if sparse:
+            layouts.append(("CSR", sp.csr_matrix(X), sp.csr_matrix))
+        for layout, Xin, make in layouts:
+            where = f"with metric={metric!r} ({layout})"
+            index = subject.build(name, Xin, metric)
+            caps = get_capabilities(index)
+            untouched = None
+            if not (caps.exact or caps.true_distances):
+                copy_ = subject.call(name, "pickling the built index (a copy asked nothing yet: the reference)",
+                                     pickle.loads, pickle.dumps(index))
+                untouched = subject.query(name, copy_, make(Q2), k, n)
+            asked = make(Q)
+            first = subject.query(name, index, asked, k, n)
+            held = {"exact": caps.exact, "true_distances": caps.true_distances, "D": D2, "untouched": untouched,
+                    "earlier": first}
+            _own_answer(subject, name, subject.query(name, index, make(Q2), k, n),
+                        f"query(Q2, k={k}) of new queries of the same shape, after query(Q, k={k}) {where}", **held)
+            _overwrite(asked, make(Q2))
+            _own_answer(subject, name, subject.query(name, index, asked, k, n),
+                        f"query(Q, k={k}) of the first array, overwritten in place with Q2's values, {where}", **held)
+            again = subject.query(name, index, make(Q), k, n)
+            i = _first_difference(again, first)
+            if i is not None:
+                raise subject.fail(name, f"the first queries asked again (a new array of their values) {where}: query "
+                                         f"{i} got rows {again[1][i].tolist()} at {again[0][i].tolist()}; the first "
+                                         f"time, rows {first[1][i].tolist()} at {first[0][i].tolist()} (an answer "
+                                         "must depend on the indexed rows and the queries only)")
+
+
 def check_sparse(subject: _Subject) -> None:
     """With ``sparse`` declared: CSR indexed rows and CSR or dense queries (and CSR queries of
     dense rows) give valid results, equal to brute force for an exact index."""
@@ -493,6 +656,7 @@ CHECKS: tuple[Callable[[_Subject], None], ...] = (
     check_capabilities,
     check_query_before_build,
     check_build_and_query,
+    check_inputs_unchanged,
     check_ties,
     check_true_distances,
     check_k_edges,
@@ -501,6 +665,7 @@ CHECKS: tuple[Callable[[_Subject], None], ...] = (
     check_exact,
     check_prefix,
     check_leave_one_out,
+    check_fresh_answers,
     check_pickle,
     check_sparse,
 )
@@ -542,6 +707,10 @@ def check_index(index: Any, *, generate_only: bool = False) -> dict[str, str] | 
         For every declared metric and k in (1, 5, n - 1, n): two arrays of shape
         (n_queries, k), float64 finite distances ascending, intp row numbers of the indexed
         rows (no ``-1``), no row twice.
+    ``inputs_unchanged``
+        ``build``, ``query`` and ``loo_kneighbors`` leave the caller's arrays as they were,
+        bit for bit: dense, and with ``sparse`` declared CSR ``data``, ``indices`` and
+        ``indptr`` (dense and CSR rows, each queried dense and CSR).
     ``ties``
         Rows at the same distance come lower row first.
     ``true_distances``
@@ -565,6 +734,12 @@ def check_index(index: Any, *, generate_only: bool = False) -> dict[str, str] | 
         :func:`~mlneighbors.neighbors.loo_kneighbors` never lists a row among its own
         neighbours, keeps the protocol's order, and for an exact index equals brute force
         without the row itself (its duplicates are other rows and stay).
+    ``fresh_answers``
+        An answer follows the indexed rows and the values of the queries only: after a query,
+        new queries of the same shape, and the first array overwritten in place with their
+        values, get their own answers (brute force's for an exact index, else the true
+        distances of the rows returned, else the answer of a pickled copy of the built index
+        asked nothing before); the first queries asked again get the first answer, bit for bit.
     ``pickle``
         Unbuilt and built indexes pickle; the built copy answers bit for bit the same (an
         exact index's unbuilt copy too, once built).
