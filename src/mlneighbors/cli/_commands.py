@@ -7,9 +7,7 @@ import os
 import sys
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from .._progress import task
@@ -30,6 +28,9 @@ from ._common import (
 )
 from ._data import Data, describe_scale, labels_of, load, read_file, scale_for
 from ._models import apply_backend, backend, build_models, dask_client, exact_note, model_params
+
+if TYPE_CHECKING:  # numpy, scipy and scikit-learn are imported by the commands that compute (a fast --help)
+    import numpy as np
 
 DEFAULT_OUT = "reproductions"
 
@@ -167,7 +168,7 @@ def _run_models(args: argparse.Namespace, cmd: str, names: Sequence[str],
         raise CLIError(f"mlneighbors {cmd}: {exc}") from None
     except ValueError as exc:  # the data it happened on, which scikit-learn's messages do not name
         raise ValueError(f"{' '.join(str(exc).split())} (while fitting on {data.label})") from None
-    relay_warnings(caught, args.quiet)
+    relay_warnings(caught, args.quiet, data.train.label_names if data.train.named else None)
     out = {}
     for name, result in results.items():
         out[name] = {m: list(result.per_fold[m]) for m in metrics}
@@ -185,6 +186,8 @@ def _run_models(args: argparse.Namespace, cmd: str, names: Sequence[str],
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
+    import numpy as np
+
     results, meta = _run_models(args, "evaluate", [args.model], lambda data, what: f"{args.model} on {data}: {what}")
     per_metric = results[args.model]
     folds = len(per_metric["fit_predict_seconds"])
@@ -198,6 +201,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    import numpy as np
+
     from .. import MODELS
 
     names = [n.strip() for n in args.models.split(",") if n.strip()]
@@ -249,7 +254,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
             raise CLIError(f"mlneighbors fit: {exc}") from None
         except ValueError as exc:  # the data it happened on, which scikit-learn's messages do not name
             raise ValueError(f"{' '.join(str(exc).split())} (while fitting on {data.label})") from None
-    relay_warnings(caught, args.quiet)
+    relay_warnings(caught, args.quiet, data.train.label_names if data.train.named else None)
     pipeline.label_names_ = [str(n) for n in data.train.label_names]
     if data.train.named:  # predict matches a file's columns to these by name
         pipeline.feature_names_ = [str(n) for n in data.train.feature_names]
@@ -322,6 +327,8 @@ def _storage_for(model: Any, X: Any) -> Any:
 
 def cmd_predict(args: argparse.Namespace) -> int:
     """Predictions (and scores, or the top k labels) of a saved model for the rows of DATA."""
+    import numpy as np
+
     from .._files import atomic_path
 
     if args.top_k is not None and args.top_k < 1:
@@ -399,6 +406,7 @@ def _arff_name(name: str) -> str:
 
 def _write_mulan(path: Any, data: Any, predictions: np.ndarray, names: list[str]) -> None:
     """The rows' features and predicted labels as a Mulan ARFF (labels last, {0,1})."""
+    import numpy as np
     import scipy.sparse as sp
 
     X = data.X

@@ -17,12 +17,12 @@ from __future__ import annotations
 import argparse
 import os
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
-import scipy.sparse as sp
+from typing import TYPE_CHECKING, Any
 
 from ._common import CLIError, note
+
+if TYPE_CHECKING:  # numpy and scipy are imported by the commands that read data, not by the parser
+    import numpy as np
 
 SCALES = ("minmax", "standard", "none")
 
@@ -184,6 +184,8 @@ def load(args: argparse.Namespace, cmd: str, *, whole: bool = False) -> Data:
 
 def scale_for(args: argparse.Namespace, X: Any) -> str:
     """The scaling of the run: --scale, else min-max for dense data and none for sparse."""
+    import scipy.sparse as sp
+
     if args.scale is not None:
         return args.scale
     return "none" if sp.issparse(X) else "minmax"
@@ -202,4 +204,6 @@ def describe_scale(scale: str, chosen: bool) -> str:
 
 
 def labels_of(dataset: Any) -> np.ndarray:
+    import numpy as np
+
     return np.asarray(dataset.Y)

@@ -117,10 +117,10 @@ def build_models(names: Sequence[str], k: int | None, params: Sequence[str], cmd
 
 def add_backend_args(p: argparse.ArgumentParser, *, cluster: bool = True) -> None:
     """``--backend`` and ``--backend-param``; with ``cluster``, where ``--backend dask`` runs."""
-    from ..neighbors import BACKENDS
+    from .._backends import BACKEND_PATHS  # the names only: mlneighbors.neighbors imports scikit-learn
 
     p.add_argument("--backend", metavar="NAME",
-                   help=f"the neighbour search of every model: {', '.join(sorted(BACKENDS))} (default: exact; "
+                   help=f"the neighbour search of every model: {', '.join(sorted(BACKEND_PATHS))} (default: exact; "
                         "auto: an approximate index where it is faster, for large dense data)")
     p.add_argument("--backend-param", action="append", metavar="KEY=VALUE",
                    help="a parameter of --backend (repeatable), e.g. device=cuda")

@@ -11,9 +11,10 @@ import time
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import numpy as np
+if TYPE_CHECKING:  # imported where used: the command line's parser imports this package (list_papers)
+    import numpy as np
 
 __all__ = [
     "ProgressBar",
@@ -105,6 +106,8 @@ def collect_warnings(bucket: dict[str, int]) -> Iterator[None]:
 
 def fold_means(result: Any) -> dict[str, float]:
     """Mean over the folds of every metric of a :class:`~mlneighbors.model_selection.CVResult`."""
+    import numpy as np
+
     return {name: float(np.mean(values)) for name, values in result.per_fold.items()}
 
 

@@ -1,9 +1,9 @@
 """Backend names, ``get_index`` and ``resolve_backend`` (what every estimator calls).
 
-The registry names each backend's class as ``"module:Class"`` and imports it on first use, so
-the wrappers that take a backend by name (Dask's shards, ``"auto"``, the neighbour cache) can
-use the registry while it names them: no module of this package imports another that imports
-it back.
+The registry names each backend's class as ``"module:Class"`` (the table is
+``mlneighbors._backends``) and imports it on first use, so the wrappers that take a backend by
+name (Dask's shards, ``"auto"``, the neighbour cache) can use the registry while it names
+them: no module of this package imports another that imports it back.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import inspect
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from .._backends import BACKEND_PATHS
 from ._base import BaseIndex, check_metric, unbuilt_copy
 from ._capabilities import METRICS, get_capabilities
 
@@ -43,18 +44,9 @@ class _Registry(Mapping[str, type[BaseIndex]]):
 
 
 #: registered backend name -> index class ("exact" is the default everywhere); a read-only
-#: mapping whose classes are imported on first look-up
-BACKENDS: Mapping[str, type[BaseIndex]] = _Registry({
-    "exact": "._exact:ExactIndex",
-    "auto": "._auto:AutoIndex",
-    "torch": "._torch:TorchIndex",
-    "faiss-ivf": "._approximate:FaissIVFIndex",
-    "faiss-hnsw": "._approximate:FaissHNSWIndex",
-    "hnswlib": "._approximate:HnswlibIndex",
-    "pynndescent": "._approximate:PyNNDescentIndex",
-    "pca-window": "._window:PCAWindowIndex",
-    "dask": "._dask:DaskIndex",
-})
+#: mapping whose classes are imported on first look-up (the names and class paths:
+#: ``mlneighbors._backends``, which the command line reads without importing this package)
+BACKENDS: Mapping[str, type[BaseIndex]] = _Registry(BACKEND_PATHS)
 
 
 def get_index(name: str = "exact", *, metric: str | None = None, **params: Any) -> BaseIndex:
