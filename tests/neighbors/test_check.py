@@ -708,3 +708,17 @@ def test_every_broken_toy_fails_its_check_by_name(toy):
     message = str(caught.value)
     assert message.startswith(f"check_index({toy.__name__}): {toy.check}: "), message
     assert re.search(SEEN[toy], message), message
+
+
+def test_writing_into_a_cached_answer_leaves_later_answers_alone(rng):
+    from mlneighbors.neighbors import NeighborCache
+
+    X, Q = rng.normal(size=(40, 3)), rng.normal(size=(7, 3))
+    cache = NeighborCache(k_max=6).build(X)
+    want = [a.copy() for a in cache.query(Q, 6)]
+    dist, idx = cache.query(Q, 4)
+    dist[:] = -1.0
+    idx[:] = 0
+    again = cache.query(Q, 6)
+    np.testing.assert_array_equal(again[0], want[0])
+    np.testing.assert_array_equal(again[1], want[1])

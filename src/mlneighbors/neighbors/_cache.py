@@ -163,4 +163,5 @@ class NeighborCache:
             self._store.results[slot] = cached
             self._store.searches += 1
         dist, idx = cached
-        return dist[:, :k], idx[:, :k]
+        # copies: a caller that writes into its answer must not change what later queries get
+        return dist[:, :k].copy(), idx[:, :k].copy()
