@@ -95,12 +95,16 @@ def test_evaluate_table_json_csv(shared_data, capsys):
     assert doc["model"] == "mlknn" and doc["scale"] == "minmax" and doc["mlneighbors"]
     by_metric = {r["metric"]: r for r in doc["results"]}
     assert 0 < by_metric["hamming_loss"]["value"] < 0.5 and by_metric["hamming_loss"]["std"] is None
+    # the parameters the model was fitted with, defaults included: no --k is still a k
+    assert doc["params"] == {"mlknn": {"n_neighbors": 10, "smoothing": 1.0, "metric": "euclidean",
+                                       "backend": "exact", "backend_params": None, "n_jobs": None}}
     assert main(base + ["--format", "csv", "--cv", "3", "--minmax", "--k", "5"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert [r["metric"] for r in rows] == ["hamming_loss", "average_precision", "fit_predict_seconds"]
     assert all(r["std"] != "" for r in rows)
     assert {r["dataset"] for r in rows} == {"emotions"}
-    assert json.loads(rows[0]["params"]) == {"mlknn": {"n_neighbors": 5}}
+    assert json.loads(rows[0]["params"])["mlknn"] | {"n_neighbors": 5} == doc["params"]["mlknn"] | {"n_neighbors": 5}
+    assert json.loads(rows[0]["params"])["mlknn"]["n_neighbors"] == 5
     assert rows[0]["protocol"].startswith("3-fold stratified CV") and rows[0]["seed"] == "0"
 
 
@@ -143,7 +147,9 @@ def test_compare_side_by_side(shared_data, capsys):
     assert main(argv) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["models"] == ["mlknn", "brknn-a", "lamlknn", "bknn"]
-    assert doc["params"]["lamlknn"] == {"n_clusters": 2, "smoothing": 0.5, "random_state": 0}
+    assert doc["params"]["lamlknn"].items() >= {"n_clusters": 2, "smoothing": 0.5, "random_state": 0,
+                                                "n_neighbors": 10}.items()
+    assert doc["params"]["bknn"]["n_per_label"] == 5 and doc["params"]["mlknn"]["n_neighbors"] == 10  # defaults
     rows = doc["results"]
     assert [r["metric"] for r in rows] == ["hamming_loss", "micro_f1", "fit_predict_seconds"]
     assert set(rows[0]) == {"metric", "mlknn", "brknn-a", "lamlknn", "bknn"}
@@ -160,6 +166,11 @@ def test_compare_blda_bknn_and_hybrid(shared_data, capsys):
     assert main(argv) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert rows[0]["metric"] == "hamming_loss" and 0 < float(rows[0]["blda-bknn"]) < 1
+    params = json.loads(rows[0]["params"])
+    # a Pipeline's parameters are its steps' (scikit-learn's own settings, memory and verbose, left out)
+    assert params["blda-bknn"]["blda__reg"] == 0.01 and params["blda-bknn"]["bknn__n_per_label"] == 3
+    assert "memory" not in params["blda-bknn"] and "blda__n_components" in params["blda-bknn"]
+    assert params["hybrid"]["backend"] == "exact" and params["hybrid"]["n_neighbors"] == 3
 
 
 @pytest.mark.parametrize(

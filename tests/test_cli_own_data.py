@@ -478,9 +478,16 @@ def test_evaluate_split_uses_a_mat_file_s_own_split(problem, tmp_path, capsys):
     want = evaluate_models({"m": MLkNN(3)}, X[:36], Y[:36], test=(X[36:], Y[36:]), scale="minmax",
                            metrics=["hamming_loss"])["m"].mean["hamming_loss"]
     assert doc["results"][0]["value"] == pytest.approx(want)
+    # a file without one: said in the flags the user typed (not the reader's split='all'), naming the file
     scipy.io.savemat(tmp_path / "one.mat", {"data": X, "target": Y.T})
     assert main(["evaluate", str(tmp_path / "one.mat"), "--split", "--model", "mlknn"]) == 2
-    assert "holds no train/test split" in capsys.readouterr().err
+    assert capsys.readouterr().err.splitlines() == [
+        f"mlneighbors evaluate: {tmp_path / 'one.mat'} has no train/test split (it holds data and target): "
+        "drop --split or use --cv N"]
+    (tmp_path / "bad.mat").write_bytes(b"MATLAB 5.0 MAT-file, truncated")
+    assert main(["evaluate", str(tmp_path / "bad.mat"), "--split", "--model", "mlknn"]) == 2
+    err = capsys.readouterr().err
+    assert "bad.mat" in err and "drop --split" not in err  # a damaged file: the reader's own words
 
 
 @needs_skops
@@ -860,3 +867,48 @@ def test_what_a_model_finds_wrong_with_a_file_names_the_file(problem, tmp_path, 
     assert main(["fit", "mlknn", path, "--label-columns", ",".join(LABELS), "--out", str(tmp_path / "m.skops")]) == 1
     err = capsys.readouterr().err.strip()
     assert err.startswith("mlneighbors: error: ") and err.endswith(f"is required by MLkNN. (while fitting on {path})")
+
+
+@needs_skops
+@pytest.mark.parametrize("extra", [[], ["--scores"], ["--top-k", "5"]])
+def test_predict_without_out_writes_the_csv_to_standard_output(extra, files, tmp_path, capsys):
+    """A filter: the CSV that --out FILE.csv would hold on standard output (also with --out -),
+    and the notes (a clipped --top-k here) on standard error only."""
+    model_file = tmp_path / "m.skops"
+    assert main(["fit", "mlknn", *files["mulan"], "--out", str(model_file), "--quiet"]) == 0
+    out = tmp_path / "p.csv"
+    assert main(["predict", str(model_file), *files["mulan"], "--out", str(out), "--quiet", *extra]) == 0
+    capsys.readouterr()
+    for to in ([], ["--out", "-"]):
+        assert main(["predict", str(model_file), *files["mulan"], *to, *extra]) == 0
+        captured = capsys.readouterr()
+        assert captured.out == out.read_text()
+        notes = captured.err.splitlines()
+        assert all(line.startswith("note: ") for line in notes) and "are not read: rows to predict" in notes[0]
+        assert (("note: --top-k 5 is more than the model's 3 labels; writing all 3, ranked" in notes)
+                == (extra[:1] == ["--top-k"]))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.skops", "p.csv"]  # no file named '-'
+
+
+@needs_skops
+def test_fit_says_what_it_fits_before_the_work(files, problem, tmp_path, capsys, monkeypatch):
+    """The model, the data and the scaling are said before the fit starts (as evaluate says
+    them above its table); what was written, after."""
+    from mlneighbors.pipeline import Pipeline
+
+    said_before = []
+    fit = Pipeline.fit
+
+    def watched(self, *args, **kwargs):
+        said_before.append(capsys.readouterr().out)
+        return fit(self, *args, **kwargs)
+
+    monkeypatch.setattr(Pipeline, "fit", watched)
+    model_file = tmp_path / "m.skops"
+    assert main(["fit", "mlknn", *files["mulan"], "--out", str(model_file)]) == 0
+    assert said_before == [f"mlknn on {files['mulan'][0]} (48 rows, 5 features, 3 labels): fit on every row; "
+                           "features min-max scaled with the training ranges (the default for dense data; --scale "
+                           "to change)\n"]
+    assert capsys.readouterr().out == f"wrote {model_file}: mlknn fitted on {files['mulan'][0]}\n"
+    assert main(["fit", "mlknn", *files["mulan"], "--out", str(model_file), "--quiet"]) == 0
+    assert said_before[1:] == [""] and capsys.readouterr().out == ""

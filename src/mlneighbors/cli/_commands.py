@@ -7,7 +7,7 @@ import os
 import sys
 import warnings
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import __version__
 from .._progress import task
@@ -151,6 +151,9 @@ def _run_models(args: argparse.Namespace, cmd: str, names: Sequence[str],
     metrics = _check_metrics(args.metrics, cmd)
     models = build_models(names, args.k, args.param or [], cmd, args.seed)
     backend_name, backend_params = backend(args, cmd)
+    # the run's backend set on the models themselves (as evaluate_models would set it on their
+    # copies), so that their recorded parameters are those of the estimators fitted
+    apply_backend(models, backend_name, backend_params)
     with task("reading the data", total=1):  # a large file: its bar's clock runs while it is read
         data = load(args, cmd)
     where, what = _protocol(args, data, cmd)
@@ -163,7 +166,7 @@ def _run_models(args: argparse.Namespace, cmd: str, names: Sequence[str],
         with dask_client(args), warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             results = evaluate_models(models, data.train.X, labels_of(data.train), metrics=metrics, scale=scale,
-                                      backend=backend_name, backend_params=backend_params, **where)
+                                      **where)
     except InvalidParameterError as exc:  # a bad --param value, found by the model
         raise CLIError(f"mlneighbors {cmd}: {exc}") from None
     except ValueError as exc:  # the data it happened on, which scikit-learn's messages do not name
@@ -239,6 +242,10 @@ def cmd_fit(args: argparse.Namespace) -> int:
     data = load(args, "fit", whole=True)
     exact_note(backend_name, data.train.X, "fit", args.quiet)
     scale = scale_for(args, data.train.X)
+    d = data.train
+    if not args.quiet:  # what the run computes, said before the computing starts (the notes: on stderr)
+        print(f"{args.model} on {data.label} ({d.n_samples} rows, {d.n_features} features, {d.n_labels} labels): "
+              f"fit on every row; {describe_scale(scale, args.scale is not None)}", flush=True)
     scaler = make_scaler(scale, sparse=hasattr(data.train.X, "tocsr"))
     # one flat Pipeline (scale, the model's own transformers, the model), whatever make_model
     # built: predict and mlneighbors.load's predict_top_k read its last step as the model
@@ -262,7 +269,6 @@ def cmd_fit(args: argparse.Namespace) -> int:
         pipeline.libsvm_index_base_ = int(data.train.index_base)
     save(pipeline, args.out, include_index=args.include_index)
     if not args.quiet:
-        d = data.train
         fitted = pipeline.steps[-1][1]  # the model, after any transformers of its own (blda-bknn's BLDA)
         search = getattr(fitted, "backend_", None)
         if search is not None and search != "exact":
@@ -270,8 +276,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
             search = f"; neighbours: {search}, recall@{k} {fitted.recall_:.3f}"
         else:
             search = ""
-        print(f"wrote {args.out}: {args.model} fitted on {data.label} ({d.n_samples} rows, {d.n_features} features, "
-              f"{d.n_labels} labels); {describe_scale(scale, args.scale is not None)}{search}")
+        print(f"wrote {args.out}: {args.model} fitted on {data.label}{search}")
     return 0
 
 
@@ -326,7 +331,9 @@ def _storage_for(model: Any, X: Any) -> Any:
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
-    """Predictions (and scores, or the top k labels) of a saved model for the rows of DATA."""
+    """Predictions (and scores, or the top k labels) of a saved model for the rows of DATA:
+    into ``--out``, or without it as CSV on standard output (a filter: notes and warnings go
+    to standard error)."""
     import numpy as np
 
     from .._files import atomic_path
@@ -338,15 +345,17 @@ def cmd_predict(args: argparse.Namespace) -> int:
         raise CLIError("mlneighbors predict: --scores and --top-k exclude each other: --top-k writes the score of "
                        "each label it ranks (score:top1, ...); --scores one score column per label "
                        "(score:<label>) beside the 0/1 predictions")
-    arff = args.out.endswith(".arff")
+    out = None if args.out in (None, "-") else args.out  # None: standard output
+    arff = out is not None and out.endswith(".arff")
     if arff and (args.scores or args.top_k is not None):
         flag = "--scores" if args.scores else "--top-k"
-        raise CLIError(f"mlneighbors predict: {flag} writes CSV columns, which an ARFF output (--out {args.out}: the "
+        raise CLIError(f"mlneighbors predict: {flag} writes CSV columns, which an ARFF output (--out {out}: the "
                        f"rows and their predicted labels) has no place for; give --out FILE.csv")
-    for target in [args.out] + ([args.out[: -len(".arff")] + ".xml"] if arff else []):
-        check_out_file(target, "predict")
-    args.outputs = Outputs(args.out)
-    prepare_folder(os.path.dirname(os.path.abspath(args.out)), args.outputs)
+    if out is not None:
+        for target in [out] + ([out[: -len(".arff")] + ".xml"] if arff else []):
+            check_out_file(target, "predict")
+        args.outputs = Outputs(out)
+        prepare_folder(os.path.dirname(os.path.abspath(out)), args.outputs)
     model = _load_model(args.model_file)
     data = read_file(args.data, args, "predict", like=model)  # exactly the model's features, in its order
     X = _storage_for(model, data.X)
@@ -360,44 +369,57 @@ def cmd_predict(args: argparse.Namespace) -> int:
         note(f"--top-k {top_k} is more than the model's {len(names)} labels; writing all {len(names)}, ranked",
              args.quiet)
         top_k = len(names)
-    with atomic_path(args.out) as tmp:
+    # computed in full before a line is written: a failure leaves no partial output
+    if top_k is not None:
+        top, labels = model.predict_top_k(X, top_k)  # without forming the full score rows
+    else:
+        predictions = np.asarray(model.predict(X))
+
+    def write_csv(fh: TextIO) -> None:
         if top_k is not None:
-            top, labels = model.predict_top_k(X, top_k)  # without forming the full score rows
-            _write_top_k(tmp, labels, top, names)
-        elif arff:
-            _write_mulan(tmp, data, np.asarray(model.predict(X)), names)
+            _write_top_k(fh, labels, top, names)
         else:
-            _write_predictions(tmp, np.asarray(model.predict(X)), scores, names)
+            _write_predictions(fh, predictions, scores, names)
+
+    if out is None:
+        write_csv(sys.stdout)
+        return 0
+    with atomic_path(out) as tmp:
+        if arff:
+            _write_mulan(tmp, data, predictions, names)
+        else:
+            with open(tmp, "w", newline="", encoding="utf-8") as fh:
+                write_csv(fh)
     if arff:
-        _write_mulan_xml(args.out[: -len(".arff")] + ".xml", names)
+        _write_mulan_xml(out[: -len(".arff")] + ".xml", names)
     if not args.quiet:
         what = f"the top {top_k} labels" if top_k else "predictions" + (" and scores" if args.scores else "")
-        print(f"wrote {args.out}: {what} for {X.shape[0]} rows of {args.data}")
+        print(f"wrote {out}: {what} for {X.shape[0]} rows of {args.data}")
     return 0
 
 
-def _write_predictions(path: Any, predictions: np.ndarray, scores: np.ndarray | None, names: list[str]) -> None:
+def _write_predictions(fh: TextIO, predictions: np.ndarray, scores: np.ndarray | None, names: list[str]) -> None:
+    """The 0/1 predictions, one column per label (and ``score:<label>`` columns), as CSV into
+    the open text file ``fh``."""
     import csv
 
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh, lineterminator="\n")
-        writer.writerow(names + ([f"score:{n}" for n in names] if scores is not None else []))
-        for i in range(len(predictions)):  # a text file is written row by row
-            row = [int(v) for v in predictions[i]]
-            writer.writerow(row + ([f"{v:.6g}" for v in scores[i]] if scores is not None else []))
+    writer = csv.writer(fh, lineterminator="\n")
+    writer.writerow(names + ([f"score:{n}" for n in names] if scores is not None else []))
+    for i in range(len(predictions)):  # a text file is written row by row
+        row = [int(v) for v in predictions[i]]
+        writer.writerow(row + ([f"{v:.6g}" for v in scores[i]] if scores is not None else []))
 
 
-def _write_top_k(path: Any, labels: np.ndarray, scores: np.ndarray, names: list[str]) -> None:
+def _write_top_k(fh: TextIO, labels: np.ndarray, scores: np.ndarray, names: list[str]) -> None:
     """Per row the k best labels, best first: ``label:top1,score:top1,label:top2,...`` (the
-    names' pattern of ``--scores``: ``score:<what it is the score of>``)."""
+    names' pattern of ``--scores``: ``score:<what it is the score of>``), as CSV into ``fh``."""
     import csv
 
     k = labels.shape[1]
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh, lineterminator="\n")
-        writer.writerow([c for j in range(1, k + 1) for c in (f"label:top{j}", f"score:top{j}")])
-        for i in range(len(labels)):
-            writer.writerow([c for j in range(k) for c in (names[labels[i, j]], f"{scores[i, j]:.6g}")])
+    writer = csv.writer(fh, lineterminator="\n")
+    writer.writerow([c for j in range(1, k + 1) for c in (f"label:top{j}", f"score:top{j}")])
+    for i in range(len(labels)):
+        writer.writerow([c for j in range(k) for c in (names[labels[i, j]], f"{scores[i, j]:.6g}")])
 
 
 def _arff_name(name: str) -> str:

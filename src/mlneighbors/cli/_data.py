@@ -173,13 +173,30 @@ def load(args: argparse.Namespace, cmd: str, *, whole: bool = False) -> Data:
                        f"registered: {', '.join(list_datasets())}")
     if getattr(args, "split", False) and not test_file:
         if _format_of(name, args.input_format) == "mat":  # a .mat file may hold its own split
-            train = read_file(name, args, cmd, split="train")
+            try:
+                train = read_file(name, args, cmd, split="train")
+            except CLIError:
+                if not _mat_has_split(name):  # the reader's words are Python's (split='all'): the flags'
+                    raise CLIError(f"mlneighbors {cmd}: {name} has no train/test split (it holds data and target): "
+                                   "drop --split or use --cv N") from None
+                raise
             return Data(name, train, read_file(name, args, cmd, like=train, split="test"), registered=False)
         raise CLIError(f"mlneighbors {cmd}: a file has no standard split; give --test FILE or --cv N "
                        "(a .mat file holding train and test parts has one)")
     train = read_file(name, args, cmd)
     test = read_file(test_file, args, cmd, like=train) if test_file else None
     return Data(name, train, test, registered=False)
+
+
+def _mat_has_split(path: str) -> bool:
+    """Whether a .mat file holds a train/test split (True where it cannot be read: the reader's
+    own error then says what is wrong)."""
+    from ..datasets import load_mat
+
+    try:
+        return "train" in load_mat(path)
+    except (ValueError, OSError):
+        return True
 
 
 def scale_for(args: argparse.Namespace, X: Any) -> str:

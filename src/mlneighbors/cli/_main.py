@@ -108,9 +108,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_data_args(p, test=False, data_help="rows to predict: a file with the training file's features (ARFF, "
                   "libsvm, .mat or CSV), matched by name where both files name them, else by position; "
                   "label columns, if present, are not read")
-    p.add_argument("--out", required=True, metavar="FILE",
+    p.add_argument("--out", metavar="FILE",
                    help="predictions.csv (0/1 per label, the labels' names as header, the input's row order), "
-                        "or FILE.arff for a Mulan ARFF (the rows' features and predicted labels) + FILE.xml")
+                        "or FILE.arff for a Mulan ARFF (the rows' features and predicted labels) + FILE.xml; "
+                        "without it (or '-'): the CSV on standard output, notes and warnings on standard error")
     p.add_argument("--scores", action="store_true", help="add one score column per label, score:<label> (CSV)")
     p.add_argument("--top-k", type=int, metavar="N",
                    help="write per row the N best labels and their scores instead, best first: columns "

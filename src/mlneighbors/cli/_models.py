@@ -250,13 +250,14 @@ def apply_backend(models: dict[str, Any], name: str | None, params: dict[str, An
 
 
 def model_params(models: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Each model's non-default parameters, for the outputs' metadata."""
-    from .. import make_model
-
+    """Each model's parameters as it was fitted, defaults included (``--k`` left out still
+    records the k used), for the outputs' metadata: the estimator's ``get_params``, a
+    Pipeline's as its steps' (``blda__reg``), without scikit-learn's Pipeline settings
+    (``memory``, ``verbose``) or the steps themselves."""
     out = {}
     for name, model in models.items():
-        defaults = make_model(name).get_params(deep=True)
-        out[name] = {k: v for k, v in model.get_params(deep=True).items()
-                     if k in defaults and not hasattr(v, "get_params") and k != "steps"
-                     and repr(v) != repr(defaults[k])}
+        params = model.get_params(deep=True)
+        steps = getattr(model, "steps", None)
+        out[name] = {k: v for k, v in params.items()
+                     if not hasattr(v, "get_params") and (not steps or "__" in k)}
     return out
