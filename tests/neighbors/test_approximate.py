@@ -137,3 +137,29 @@ def test_importing_the_package_imports_no_optional_library():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
+def test_the_recall_of_an_index_with_distances_of_its_own_is_measured_in_the_data_space(metric):
+    """An index whose distances are not the metric's (HybridKNN's window: PCA space) is judged by
+    the neighbours it finds, their distances recomputed: here the exact neighbours, given with
+    distances scaled, have recall 1 (compared as they were, recall 0)."""
+    from mlneighbors.neighbors import BaseIndex, Capabilities
+    from mlneighbors.neighbors._recall import estimate_recall
+
+    class OwnDistances(BaseIndex):
+        name = "own-distances"
+        capabilities = Capabilities(metrics=("euclidean", "cosine"), true_distances=False)
+
+        def __init__(self, *, metric="euclidean"):
+            self.metric = metric
+
+        def _build(self, X):
+            self._exact = get_index("exact", metric=self.metric).build(X)
+
+        def _query(self, Q, k):
+            dist, idx = self._exact.query(Q, k)
+            return 1000.0 * dist + 1.0, idx
+
+    X = np.random.default_rng(0).normal(size=(300, 6))
+    assert estimate_recall(OwnDistances(metric=metric).build(X), X, 5, metric) == 1.0

@@ -27,8 +27,10 @@ from typing import Any
 import numpy as np
 from sklearn.utils import check_random_state
 
+from .._config import working_memory_bytes
 from ._base import is_dask_array
 from ._capabilities import get_capabilities
+from ._distance import Reference
 from ._exact import ExactIndex
 from ._loo import loo_kneighbors
 
@@ -158,5 +160,10 @@ def estimate_recall(index: Any, X: Any, k: int, metric: str) -> float:
         return float("nan")
     rows = sample_rows(n, RECALL_SAMPLE, 0)
     exact_dist, _ = exact_loo(X, metric, rows, k)
-    dist, _ = loo_kneighbors(index, X, k, rows=rows, validated=True)
+    dist, idx = loo_kneighbors(index, X, k, rows=rows, validated=True)
+    if not get_capabilities(index).true_distances:
+        # its distances are its own (HybridKNN's window: in the PCA space): measure the
+        # neighbours it found in the space the exact ones were found in
+        reference = Reference(X, metric)
+        dist = reference.grid_distances(reference.prepare(X[rows]), idx, working_memory_bytes(0.5))
     return tie_aware_recall(dist, exact_dist)
