@@ -145,10 +145,11 @@ def load_file(
     The labels of an ARFF file come from, in this order: ``labels_first`` /
     ``labels_last``; the XML (given, or found beside the file); ``-C n`` in the
     ``@relation`` (n > 0: the first n attributes; n < 0: the last -n). Weka
-    records every filter applied after ``-C`` in the relation; Reorder and
-    Remove with a plain range list are followed to where they moved the
-    labels, instance filters change no attribute, and any other filter is
-    refused by name.
+    records every filter applied after ``-C`` in the relation; a filter is
+    followed only where it and its options prove where the labels went
+    (Reorder, Remove, filters that change values in place such as Discretize
+    without ``-D``, Weka's instance filters), and any other filter or option
+    (Discretize ``-D``, NominalToBinary, an unknown one) is refused, naming it.
 
     What ``like`` matches by name and what by position:
 
