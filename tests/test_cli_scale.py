@@ -1,13 +1,17 @@
 """The command line for large data: --backend auto, --recall, --include-index, the slow-fit note."""
 
+import csv
+import io
 import json
+import re
+import sys
 
 import numpy as np
 import pytest
 
 import mlneighbors
 from mlneighbors.cli import main
-from mlneighbors.cli._models import exact_note
+from mlneighbors.cli._models import auto_note, exact_note
 
 
 def _error(capsys, argv, code, *needles):
@@ -81,3 +85,88 @@ def test_a_long_exact_fit_is_announced_with_the_way_out(capsys):
     assert exact_note(None, Shape(5_000, 128), "fit", quiet=False) == ""  # a second or so: nothing said
     assert exact_note("auto", Shape(10**6, 128), "fit", quiet=False) == ""
     assert np.isfinite(len(text))
+
+
+@pytest.fixture
+def approximate_wins(monkeypatch):
+    """auto's rule as on large data: an approximate index estimated faster than the exact search
+    (emotions' 593 rows stand in for 10^6)."""
+    from mlneighbors.neighbors import _auto
+
+    monkeypatch.setattr(_auto, "approximate_seconds", lambda *args, **kwargs: 0.0)
+
+
+def _no_approximate_library(monkeypatch):
+    for module in ("faiss", "hnswlib"):
+        monkeypatch.setitem(sys.modules, module, None)  # import fails, find_spec finds nothing
+
+
+WHY = ("--backend auto runs the exact search: 391 x 72: an approximate index would be faster, but none of faiss, "
+       "hnswlib is installed (pip install 'mlneighbors[faiss]')")
+
+
+def test_auto_without_an_approximate_library_says_why_it_runs_exact(approximate_wins, shared_data, tmp_path,
+                                                                    capsys, monkeypatch):
+    _no_approximate_library(monkeypatch)
+    argv = ["evaluate", "emotions", "--model", "mlknn", "--split", "--data-home", str(shared_data),
+            "--metrics", "hamming_loss", "--backend", "auto"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == [f"note: {WHY}"]  # once, on standard error
+    header, search = captured.out.splitlines()[:2]
+    assert header.endswith(f"; note: {WHY}") and search == "neighbours: exact, recall@10 1.000"
+    assert main([*argv, "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+    # fit: the same note, and what it fitted said first (the 593 rows of train and test: its own shape)
+    assert main(["fit", "mlknn", "emotions", "--data-home", str(shared_data), "--out", str(tmp_path / "m.skops"),
+                 "--backend", "auto"]) == 0
+    assert capsys.readouterr().err.splitlines() == [f"note: {WHY.replace('391 x 72', '593 x 72')}"]
+
+
+def test_auto_says_nothing_where_it_would_search_exactly_anyway(shared_data, capsys, monkeypatch):
+    _no_approximate_library(monkeypatch)
+    assert main(["evaluate", "emotions", "--model", "mlknn", "--split", "--data-home", str(shared_data),
+                 "--metrics", "hamming_loss", "--backend", "auto"]) == 0
+    assert capsys.readouterr().err == ""  # 391 rows: exact is faster, whatever is installed
+
+
+def test_evaluate_and_compare_say_what_auto_picked_and_its_recall(approximate_wins, shared_data, capsys):
+    pytest.importorskip("faiss")
+    base = ["--data-home", str(shared_data), "--metrics", "hamming_loss", "--backend", "auto", "--cv", "2"]
+    assert main(["evaluate", "emotions", "--model", "mlknn", *base]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert re.fullmatch(r"neighbours: faiss-hnsw, recall@10 (0\.9\d\d|1\.000) \(mean of 2 fits\)", lines[1]), lines
+    assert main(["evaluate", "emotions", "--model", "mlknn", *base, "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    assert doc["backend"] == "auto" and doc["params"]["mlknn"]["backend"] == "auto"
+    search = doc["neighbours"]["mlknn"]
+    assert search["backend"] == "faiss-hnsw" and search["k"] == 10 and search["fits"] == 2
+    assert 0.9 <= search["recall"] <= 1.0
+    assert f"neighbours: faiss-hnsw, recall@10 {search['recall']:.3f} (mean of 2 fits)" in captured.err  # the header
+    assert main(["compare", "emotions", "--models", "mlknn,bknn", *base, "--format", "csv"]) == 0
+    captured = capsys.readouterr()
+    rows = list(csv.DictReader(io.StringIO(captured.out)))
+    searches = json.loads(rows[0]["neighbours"])
+    assert searches["mlknn"]["backend"] == "faiss-hnsw" and searches["bknn"]["backend"] == "faiss-hnsw"
+    assert searches["bknn"]["k"] == 5 and 0 < searches["bknn"]["recall"] <= 1  # BKNN: recall at b per label
+    assert "neighbours: mlknn: faiss-hnsw, recall@10 " in captured.err
+    assert "; bknn: faiss-hnsw, recall@5 " in captured.err
+
+
+def test_the_auto_note_at_a_million_rows(capsys, monkeypatch):
+    """The rule itself (no estimate patched): 10^6 x 128 dense rows go to an approximate index,
+    so without a library auto's exact search is a fallback, said once; not for a metric the
+    libraries do not search (manhattan: exact anyway), nor for another backend."""
+    from mlneighbors import make_model
+
+    _no_approximate_library(monkeypatch)
+    rows = Shape(10**6, 128)
+    text = auto_note("auto", None, rows, {"mlknn": make_model("mlknn")}, quiet=False)
+    assert text.startswith("--backend auto runs the exact search: 1000000 x 128: an approximate index would be "
+                           "faster, but none of faiss, hnswlib is installed (pip install")
+    assert capsys.readouterr().err == f"note: {text}\n"
+    assert auto_note("auto", None, rows, {"mlknn": make_model("mlknn")}, quiet=True) == text
+    assert auto_note("auto", None, rows, {"m": make_model("mlknn", metric="manhattan")}, quiet=False) == ""
+    assert auto_note("exact", None, rows, {"mlknn": make_model("mlknn")}, quiet=False) == ""
+    assert capsys.readouterr().err == ""

@@ -27,7 +27,18 @@ from ._common import (
     relay_warnings,
 )
 from ._data import Data, describe_scale, labels_of, load, read_file, scale_for
-from ._models import apply_backend, backend, build_models, dask_client, exact_note, model_params
+from ._models import (
+    apply_backend,
+    auto_note,
+    backend,
+    build_models,
+    dask_client,
+    describe_search,
+    exact_note,
+    model_params,
+    search_of,
+    summarize_searches,
+)
 
 if TYPE_CHECKING:  # numpy, scipy and scikit-learn are imported by the commands that compute (a fast --help)
     import numpy as np
@@ -142,7 +153,8 @@ def _run_models(args: argparse.Namespace, cmd: str, names: Sequence[str],
                 title: Callable[[str, str], str]) -> tuple[dict, dict[str, Any]]:
     """Fit and score every model on the split or on every fold (``evaluate_models``: one
     neighbour search per fold, shared by the models), after printing the header
-    ``title(dataset, protocol and scaling)``.
+    ``title(dataset, protocol and scaling)``; with a ``--backend`` other than exact, what each
+    model's search was (auto's pick, the recall) after the run, above the table.
 
     Returns ``({model: {metric: [value per fold]}}, metadata)``.
     """
@@ -157,16 +169,25 @@ def _run_models(args: argparse.Namespace, cmd: str, names: Sequence[str],
     with task("reading the data", total=1):  # a large file: its bar's clock runs while it is read
         data = load(args, cmd)
     where, what = _protocol(args, data, cmd)
-    slow = exact_note(backend_name, data.train.X, cmd, args.quiet)
+    notes = [exact_note(backend_name, data.train.X, cmd, args.quiet),
+             auto_note(backend_name, backend_params, data.train.X, models, args.quiet)]
     scale = scale_for(args, data.train.X)
     # what the run computes, said before the computing starts
     header(title(data.label, f"{what}; {describe_scale(scale, args.scale is not None)}"
-                 + (f"; note: {slow}" if slow else "")), args.format, args.quiet)
+                 + "".join(f"; note: {text}" for text in notes if text)), args.format, args.quiet)
+    searches: dict[str, list] = {}
+    tell = backend_name not in (None, "exact")  # what the search was: auto's pick, an approximate recall
+
+    def record(fitted: Any) -> None:
+        found = search_of(fitted.model)
+        if found is not None:
+            searches.setdefault(fitted.name, []).append(found)
+
     try:  # the folds and the searches report to the progress bars (main installs them)
         with dask_client(args), warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             results = evaluate_models(models, data.train.X, labels_of(data.train), metrics=metrics, scale=scale,
-                                      **where)
+                                      on_fit=record if tell else None, **where)
     except InvalidParameterError as exc:  # a bad --param value, found by the model
         raise CLIError(f"mlneighbors {cmd}: {exc}") from None
     except ValueError as exc:  # the data it happened on, which scikit-learn's messages do not name
@@ -185,6 +206,11 @@ def _run_models(args: argparse.Namespace, cmd: str, names: Sequence[str],
         "params": jsonable(model_params(models)),
         "mlneighbors": __version__,
     }
+    if tell and searches:
+        meta["neighbours"] = summary = {name: summarize_searches(found) for name, found in searches.items()}
+        said = [(f"{name}: " if len(names) > 1 else "") + describe_search(s["backend"], s["k"], s["recall"], s["fits"])
+                for name, s in summary.items()]
+        header("neighbours: " + "; ".join(said), args.format, args.quiet)
     return out, meta
 
 
@@ -241,6 +267,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
     prepare_folder(os.path.dirname(os.path.abspath(args.out)), args.outputs)
     data = load(args, "fit", whole=True)
     exact_note(backend_name, data.train.X, "fit", args.quiet)
+    auto_note(backend_name, backend_params, data.train.X, models, args.quiet)
     scale = scale_for(args, data.train.X)
     d = data.train
     if not args.quiet:  # what the run computes, said before the computing starts (the notes: on stderr)
@@ -269,13 +296,8 @@ def cmd_fit(args: argparse.Namespace) -> int:
         pipeline.libsvm_index_base_ = int(data.train.index_base)
     save(pipeline, args.out, include_index=args.include_index)
     if not args.quiet:
-        fitted = pipeline.steps[-1][1]  # the model, after any transformers of its own (blda-bknn's BLDA)
-        search = getattr(fitted, "backend_", None)
-        if search is not None and search != "exact":
-            k = getattr(fitted, "n_neighbors_", getattr(fitted, "n_per_label", "k"))  # BKNN: b per label
-            search = f"; neighbours: {search}, recall@{k} {fitted.recall_:.3f}"
-        else:
-            search = ""
+        found = search_of(pipeline)  # the model, after any transformers of its own (blda-bknn's BLDA)
+        search = f"; neighbours: {describe_search(*found)}" if found is not None and found[0] != "exact" else ""
         print(f"wrote {args.out}: {args.model} fitted on {data.label}{search}")
     return 0
 

@@ -234,6 +234,78 @@ def exact_note(name: str | None, X: Any, cmd: str, quiet: bool) -> str:
     return text
 
 
+def auto_note(name: str | None, params: dict[str, Any] | None, X: Any, models: dict[str, Any], quiet: bool) -> str:
+    """With ``--backend auto``: when it will run the exact search on ``X`` only because no
+    approximate library is installed (with one, it would pick an approximate index), a note
+    now (standard error) saying so and how to install one, and the text for the output's
+    header; else "".  The pick and its reason are the library's (``AutoIndex.choose``, what
+    its ``reason_`` says after a build), for the metric of every model whose search auto runs.
+    """
+    if name != "auto" or not hasattr(X, "shape"):
+        return ""
+    from ..neighbors import get_index
+
+    def everything(module: str) -> bool:
+        return True
+
+    for metric in _searched_metrics(models):
+        index = get_index("auto", metric=metric, **(params or {}))
+        choice = index.choose(X)
+        if choice.backend == "exact" and index.choose(X, installed=everything).backend != "exact":
+            text = f"--backend auto runs the exact search: {choice.reason}"
+            note(text, quiet)
+            return text
+    return ""
+
+
+def _searched_metrics(models: dict[str, Any]) -> list[str]:
+    """The metrics of the neighbour searches that a run's ``--backend`` replaces (those set to
+    "exact", or already to the run's backend): each model's, a pipeline step's too."""
+    metrics: list[str] = []
+    for model in models.values():
+        params = model.get_params(deep=True)
+        for key, value in params.items():
+            if (key == "backend" or key.endswith("__backend")) and value in ("exact", "auto"):
+                metric = params.get(key[: -len("backend")] + "metric")
+                metric = metric if isinstance(metric, str) else "euclidean"
+                if metric not in metrics:
+                    metrics.append(metric)
+    return metrics
+
+
+def search_of(model: Any) -> tuple[str, Any, float] | None:
+    """What the neighbour search of a fitted model was: ``(backend_, k, recall_)`` (a Pipeline:
+    its model, the last step); None for a model without a neighbour search.  ``k`` is the k of
+    the recall: ``n_neighbors_``, or BKNN's ``b`` (neighbours per label)."""
+    final = model
+    while getattr(final, "steps", None):  # a Pipeline, also one inside a Pipeline
+        final = final.steps[-1][1]
+    backend = getattr(final, "backend_", None)
+    if backend is None:
+        return None
+    k = getattr(final, "n_neighbors_", getattr(final, "n_per_label", "k"))
+    return str(backend), k, float(final.recall_)
+
+
+def describe_search(backend: str, k: Any, recall: float, fits: int = 1) -> str:
+    """``search_of``'s answer in words, as fit, evaluate and compare print it after
+    ``neighbours:``; ``fits``: the number of fits (folds) whose recall is averaged.
+
+    >>> describe_search("faiss-hnsw", 10, 0.9617, fits=10)
+    'faiss-hnsw, recall@10 0.962 (mean of 10 fits)'
+    """
+    return f"{backend}, recall@{k} {recall:.3f}" + (f" (mean of {fits} fits)" if fits > 1 else "")
+
+
+def summarize_searches(found: list[tuple[str, Any, float]]) -> dict[str, Any]:
+    """The searches of one model's fits (``search_of`` of each fold) as the outputs carry them:
+    ``{"backend", "k", "recall", "fits"}``, the recall the mean over the fits, the backend each
+    distinct pick (``"faiss-hnsw/exact"`` where the folds differed)."""
+    backends = list(dict.fromkeys(b for b, _, _ in found))
+    return {"backend": "/".join(backends), "k": found[0][1], "recall": sum(r for _, _, r in found) / len(found),
+            "fits": len(found)}
+
+
 def _duration(seconds: float) -> str:
     return f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
 

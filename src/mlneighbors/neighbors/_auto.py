@@ -282,12 +282,16 @@ class AutoIndex(BaseIndex):
         check_positive_int(self.recall_k, "recall_k")
         check_recall(self.recall)
 
-    def choose(self, X: Any) -> Choice:
+    def choose(self, X: Any, *, installed: Any = None) -> Choice:
         """The backend that ``build(X)`` would pick, without building it.
 
         Parameters
         ----------
         X : array-like or CSR of shape (n_samples, n_features)
+        installed : callable, default=None
+            ``installed(module) -> bool``, as for ``choose_backend`` (None: whether the module
+            can be imported); ``lambda module: True`` asks what it would pick with every
+            approximate library installed.
 
         Returns
         -------
@@ -296,7 +300,7 @@ class AutoIndex(BaseIndex):
         n, d = X.shape
         density = X.nnz / max(1, n * d) if sp.issparse(X) else 1.0
         return choose_backend(n, d, density=density, metric=self.metric, n_threads=self.n_jobs,
-                              X=X if sp.issparse(X) else None)
+                              X=X if sp.issparse(X) else None, installed=installed)
 
     def _inner(self, backend: str) -> BaseIndex:
         """The unbuilt index of ``backend`` with this index's settings."""
