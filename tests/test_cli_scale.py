@@ -170,3 +170,17 @@ def test_the_auto_note_at_a_million_rows(capsys, monkeypatch):
     assert auto_note("auto", None, rows, {"m": make_model("mlknn", metric="manhattan")}, quiet=False) == ""
     assert auto_note("exact", None, rows, {"mlknn": make_model("mlknn")}, quiet=False) == ""
     assert capsys.readouterr().err == ""
+
+
+def test_a_long_exact_fit_is_measured_on_a_sample_before_it_is_announced(monkeypatch, capsys):
+    """Where the cost model (fitted on one machine) says more than 20 s, the note goes by the
+    search of a 10,000-row sample timed here: a model made to say hours on rows whose search
+    takes a second says nothing."""
+    from mlneighbors.neighbors import _auto
+
+    X = np.random.default_rng(0).normal(size=(12_000, 4))
+    monkeypatch.setattr(_auto, "_NS_EXACT_ENTRY", 1e6)
+    assert _auto.exact_seconds(12_000, 12_000, 4) > 3600
+    assert exact_note(None, X, "fit", quiet=False) == ""
+    assert capsys.readouterr().err == ""
+    assert exact_note(None, Shape(12_000, 4), "fit", quiet=True) != ""  # no rows to time: the model's word

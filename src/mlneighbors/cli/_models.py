@@ -219,13 +219,21 @@ def backend(args: argparse.Namespace, cmd: str) -> tuple[str | None, dict[str, A
 
 def exact_note(name: str | None, X: Any, cmd: str, quiet: bool) -> str:
     """When an exact leave-one-out fit on ``X`` is estimated to take more than a minute: a note
-    now (standard error) and the text for the output's header; else ""."""
-    from ..neighbors._auto import exact_seconds
+    now (standard error) and the text for the output's header; else "".
+
+    The cost model (constants fitted on one machine) screens; where it says more than 20 s,
+    the search of a 10,000-row sample is timed here, on this CPU under its present load, and
+    scaled to ``X`` (``measured_exact_seconds``, about half a second): the model alone was 2x
+    off on another CPU, and 3x on a loaded machine.
+    """
+    from ..neighbors._auto import PROBE_ROWS, exact_seconds, measured_exact_seconds
 
     if name not in (None, "exact") or not hasattr(X, "shape"):
         return ""
     n, d = X.shape
     seconds = exact_seconds(n, n, d, X=X)
+    if seconds >= 20 and n > PROBE_ROWS and hasattr(X, "__getitem__"):
+        seconds = measured_exact_seconds(X)
     if seconds < 60:
         return ""
     text = (f"an exact fit on {n} x {d} rows is estimated at {_duration(seconds)} here; "

@@ -93,6 +93,61 @@ def exact_seconds(n_queries: int, n_indexed: int, n_features: int, *, n_threads:
     return float(n_queries) * float(n_indexed) * per_entry * 1e-9
 
 
+#: rows of the sample an exact fit's time is measured on (``measured_exact_seconds``): about
+#: 0.2 s at d = 128 on 2 cores, large enough that the per-block overheads of a small search do
+#: not dominate (at 4,000 rows the extrapolation was 1.3-5x too high, at 10,000 within 0.8-1.0x)
+PROBE_ROWS = 10_000
+
+
+def measured_exact_seconds(X: Any, *, k: int = 10, n_threads: int | None = None, sample: int = PROBE_ROWS,
+                           random_state: int = 0) -> float:
+    """Seconds of an exact leave-one-out search of every row of ``X``, measured on this machine
+    as it is now: the search of a seeded sample of ``sample`` rows among themselves, timed
+    twice (the faster counts: the first pays for warming up), scaled by ``(n / sample)^2``.
+
+    Unlike :func:`exact_seconds`, whose constants were fitted on one machine, this follows the
+    CPU it runs on and the load beside it, for about two searches of ``sample`` rows.
+
+    Parameters
+    ----------
+    X : array-like or CSR of shape (n_samples, n_features)
+    k : int, default=10
+    n_threads : int, default=None
+        Threads of the search (None: every CPU).
+    sample : int, default=PROBE_ROWS
+    random_state : int, default=0
+
+    Returns
+    -------
+    seconds : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlneighbors.neighbors._auto import measured_exact_seconds
+    >>> X = np.random.default_rng(0).normal(size=(2_000, 16))
+    >>> measured_exact_seconds(X, sample=500) > 0
+    True
+    """
+    import time
+
+    from ._loo import loo_kneighbors
+
+    n = X.shape[0]
+    rows = np.sort(np.random.default_rng(random_state).choice(n, size=min(sample, n), replace=False))
+    part = X[rows] if sp.issparse(X) else np.asarray(X[rows], dtype=np.float64)
+    m = part.shape[0]
+    if m < 2:
+        return 0.0
+    index = get_index("exact", n_jobs=n_threads)
+    times = []
+    for _ in range(2):
+        start = time.perf_counter()
+        loo_kneighbors(index.build(part), part, min(k, m - 1))
+        times.append(time.perf_counter() - start)
+    return min(times) * (n / m) ** 2
+
+
 def approximate_seconds(n_samples: int, n_features: int, *, backend: str = "faiss-hnsw",
                         n_threads: int | None = None) -> float:
     """Estimated seconds of an approximate fit with ``backend``'s default build parameters:
