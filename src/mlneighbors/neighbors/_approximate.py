@@ -17,7 +17,10 @@ Recall
 After the library's build, every adapter measures its **recall** (``recall_``): the tie-aware
 recall@k of leave-one-out queries of a seeded sample of the indexed rows
 (:data:`~mlneighbors.neighbors._recall.RECALL_SAMPLE` = 1,000 rows) against the exact
-leave-one-out neighbours of the same rows (``_recall``).  The adapters with a search breadth
+leave-one-out neighbours of the same rows (``_recall``), and, per row of the same sample, the
+share of rows whose recall@k is below one half (``low_recall_share_``: a mean hides a few
+queries with every neighbour wrong).  The adapters that hold rows out as new queries measure
+both for them too (``query_recall_``, ``query_low_recall_share_``).  The adapters with a search breadth
 (hnswlib's ``ef``, faiss HNSW's ``ef_search``, faiss IVF's ``nprobe``) **calibrate** it on that
 sample when it is not given: the smallest breadth whose recall reaches ``recall`` (0.96 when
 None).  ``recall_k`` is the k of that recall; the estimators set it to their ``n_neighbors``.
@@ -49,7 +52,16 @@ from ._capabilities import Capabilities
 from ._distance import Matrix, Reference
 from ._exact import ExactIndex
 from ._loo import loo_kneighbors
-from ._recall import DEFAULT_RECALL, RECALL_SAMPLE, calibrate, exact_loo, sample_rows, tie_aware_recall
+from ._recall import (
+    DEFAULT_RECALL,
+    RECALL_SAMPLE,
+    calibrate,
+    exact_loo,
+    low_recall_share,
+    mean_recall,
+    sample_rows,
+    tie_aware_hits,
+)
 
 __all__ = ["FaissHNSWIndex", "FaissIVFIndex", "HnswlibIndex", "PyNNDescentIndex"]
 
@@ -185,31 +197,46 @@ class ApproximateIndex(BaseIndex):
             lo, hi = self._breadth_range(k + 1) if self.breadth else (0, 0)
             if len(held):
                 kth = self._kth_outside(exact, X, held, k)
-                self._breadth, self.query_recall_ = self._calibrated(
-                    lambda b: self._held_out_recall(X, held, k, b, kth), fixed, lo, hi, target)
+                self._breadth, self.query_recall_, self.query_low_recall_share_ = self._calibrated(
+                    lambda b: self._held_out_hits(X, held, k, b, kth), k, fixed, lo, hi, target)
             else:
-                self._breadth, self.query_recall_ = (fixed if fixed is not None else hi), float("nan")
+                self._breadth = fixed if fixed is not None else hi
+                self.query_recall_ = self.query_low_recall_share_ = float("nan")
             self._add_library(X, held, progress)
         if len(held):
-            exact_dist = loo_kneighbors(exact, X, k, rows=loo_rows, validated=True)[0]
+            exact_kth = loo_kneighbors(exact, X, k, rows=loo_rows, validated=True)[0][:, -1]
             del exact
-            self._loo_breadth, self.recall_ = self._calibrated(
-                lambda b: self._loo_recall(X, loo_rows, k, b, exact_dist), fixed, lo, hi, target)
+            self._loo_breadth, self.recall_, self.low_recall_share_ = self._calibrated(
+                lambda b: self._loo_hits(X, loo_rows, k, b, exact_kth), k, fixed, lo, hi, target)
         else:  # a handful of rows: the widest search, measured on every row
             self._loo_breadth = self._breadth
-            self.recall_ = self._loo_recall(X, np.arange(n), k, self._breadth, None) if n > 1 else 1.0
+            hits = self._loo_hits(X, np.arange(n), k, self._breadth, None) if k >= 1 else np.zeros(0, dtype=np.intp)
+            self.recall_, self.low_recall_share_ = mean_recall(hits, k), low_recall_share(hits / max(k, 1))
         self.recall_rows_ = len(loo_rows) if len(held) else n
         if self.breadth:
             setattr(self, self.breadth + "_", int(self._breadth))
             setattr(self, "loo_" + self.breadth + "_", int(self._loo_breadth))
 
-    def _calibrated(self, measure: Any, fixed: int | None, lo: int, hi: int, target: float) -> tuple[Any, float]:
-        """``(breadth, recall)``: the fixed breadth and its recall, or the calibrated one."""
+    def _calibrated(self, hits_at: Any, k: int, fixed: int | None, lo: int, hi: int, target: float
+                    ) -> tuple[Any, float, float]:
+        """``(breadth, recall, low share)``: the fixed breadth, or the one calibrated to the
+        mean recall ``target``; the mean recall@k of the sample's rows at it, and the share of
+        them whose recall@k is below one half (``hits_at(breadth)``: every row's
+        :func:`~mlneighbors.neighbors._recall.tie_aware_hits`)."""
+        shares: dict[Any, float] = {}
+
+        def measure(breadth: Any) -> float:
+            hits = hits_at(breadth)
+            shares[breadth] = low_recall_share(hits / k)
+            return mean_recall(hits, k)
+
         if not self.breadth:
-            return None, measure(None)
-        if fixed is not None:
-            return fixed, measure(fixed)
-        return calibrate(measure, lo, hi, target)
+            breadth, recall = None, measure(None)
+        elif fixed is not None:
+            breadth, recall = fixed, measure(fixed)
+        else:
+            breadth, recall = calibrate(measure, lo, hi, target)
+        return breadth, recall, shares[breadth]
 
     @staticmethod
     def _kth_outside(exact: Any, X: Matrix, held: np.ndarray, k: int) -> np.ndarray:
@@ -233,22 +260,25 @@ class ApproximateIndex(BaseIndex):
             m = min(n, 2 * m)
         return out
 
-    def _held_out_recall(self, X: Matrix, held: np.ndarray, k: int, breadth: Any, kth: np.ndarray) -> float:
-        """Recall@k of the sample's rows as queries the index does not hold yet."""
+    def _held_out_hits(self, X: Matrix, held: np.ndarray, k: int, breadth: Any, kth: np.ndarray) -> np.ndarray:
+        """Per row, the hits of the recall@k (``tie_aware_hits``) of the sample's rows as queries
+        the index does not hold yet."""
 
         def miss(Qp: Matrix, short: np.ndarray, kk: int) -> tuple[np.ndarray, np.ndarray]:
             return np.full((len(short), kk), np.inf), np.zeros((len(short), kk), dtype=np.intp)
 
         dist, _ = self._query_at(X[held], k, breadth, miss, progress=False)
-        return float((dist <= kth[:, None]).sum(axis=1).mean() / k)
+        return tie_aware_hits(dist, kth)
 
-    def _loo_recall(self, X: Matrix, rows: np.ndarray, k: int, breadth: Any, exact: np.ndarray | None) -> float:
-        """Recall@k of leave-one-out queries of indexed ``rows`` (``loo_kneighbors``, as ``fit``)."""
+    def _loo_hits(self, X: Matrix, rows: np.ndarray, k: int, breadth: Any, kth: np.ndarray | None) -> np.ndarray:
+        """Per row, the hits of the recall@k of leave-one-out queries of indexed ``rows``
+        (``loo_kneighbors``, as ``fit``) against their exact k-th distances ``kth`` (None:
+        measured here)."""
         self._loo_breadth = breadth
         dist, _ = loo_kneighbors(self, X, k, rows=rows, validated=True)
-        if exact is None:
-            exact = exact_loo(X, self.metric, rows, k)[0]
-        return tie_aware_recall(dist, exact)
+        if kth is None:
+            kth = exact_loo(X, self.metric, rows, k)[0][:, -1]
+        return tie_aware_hits(dist, kth)
 
     # ------------------------------------------------------------------ recall
     def _breadth_range(self, k: int) -> tuple[int, int]:  # pragma: no cover - abstract
@@ -344,6 +374,8 @@ class ApproximateIndex(BaseIndex):
             "recall": float(self.recall_),
             "query_recall": float(self.query_recall_),
             "recall_rows": int(self.recall_rows_),
+            "low_recall_share": float(self.low_recall_share_),
+            "query_low_recall_share": float(self.query_low_recall_share_),
         }
 
     def _restore_state(self, state: dict[str, Any], X: Matrix) -> None:
@@ -371,6 +403,9 @@ class ApproximateIndex(BaseIndex):
         self.recall_ = float(state["recall"])
         self.query_recall_ = float(state["query_recall"])
         self.recall_rows_ = int(state["recall_rows"])
+        # an index saved before the shares were measured: not measured (NaN), not zero
+        self.low_recall_share_ = float(state.get("low_recall_share", float("nan")))
+        self.query_low_recall_share_ = float(state.get("query_low_recall_share", float("nan")))
 
 
 class _FaissBase(ApproximateIndex):
@@ -471,6 +506,17 @@ class FaissIVFIndex(_FaissBase):
         its standard error is at most ``sqrt(recall_ (1 - recall_) / 1000)``.
     recall_rows_ : int
         Rows of that sample.
+    low_recall_share_ : float
+        The share of that sample's rows whose recall@``recall_k`` is below one half: the
+        queries that lost most of their neighbours, which the mean hides (one row of
+        1,000 is 0.1 %).
+    query_recall_ : float
+        The same recall for rows of another sample as new queries (``predict``'s search),
+        measured before they were added to the index, at ``nprobe_``; NaN for fewer than 100
+        rows (none held out).
+    query_low_recall_share_ : float
+        The share of those new queries whose recall@``recall_k`` is below one half (NaN
+        as ``query_recall_``).
 
     Notes
     -----
@@ -598,6 +644,17 @@ class FaissHNSWIndex(_FaissBase):
         its standard error is at most ``sqrt(recall_ (1 - recall_) / 1000)``.
     recall_rows_ : int
         Rows of that sample.
+    low_recall_share_ : float
+        The share of that sample's rows whose recall@``recall_k`` is below one half: the
+        queries that lost most of their neighbours, which the mean hides (one row of
+        1,000 is 0.1 %).
+    query_recall_ : float
+        The same recall for rows of another sample as new queries (``predict``'s search),
+        measured before they were added to the index, at ``ef_search_``; NaN for fewer than 100
+        rows (none held out).
+    query_low_recall_share_ : float
+        The share of those new queries whose recall@``recall_k`` is below one half (NaN
+        as ``query_recall_``).
 
     Notes
     -----
@@ -738,6 +795,17 @@ class HnswlibIndex(ApproximateIndex):
         standard error is at most ``sqrt(recall_ (1 - recall_) / 1000)``.
     recall_rows_ : int
         Rows of that sample.
+    low_recall_share_ : float
+        The share of that sample's rows whose recall@``recall_k`` is below one half: the
+        queries that lost most of their neighbours, which the mean hides (one row of
+        1,000 is 0.1 %).
+    query_recall_ : float
+        The same recall for rows of another sample as new queries (``predict``'s search),
+        measured before they were added to the index, at ``ef_``; NaN for fewer than 100
+        rows (none held out).
+    query_low_recall_share_ : float
+        The share of those new queries whose recall@``recall_k`` is below one half (NaN
+        as ``query_recall_``).
 
     Notes
     -----
@@ -921,6 +989,13 @@ class PyNNDescentIndex(ApproximateIndex):
         ``epsilon`` and ``n_neighbors`` set the breadth).
     recall_rows_ : int
         Rows of that sample.
+    low_recall_share_ : float
+        The share of that sample's rows whose recall@``recall_k`` is below one half: the
+        queries that lost most of their neighbours, which the mean hides (one row of
+        1,000 is 0.1 %).
+    query_recall_, query_low_recall_share_ : float
+        NaN: no rows are held out as new queries (pynndescent adds no rows to a built
+        index).
 
     Notes
     -----
@@ -992,8 +1067,10 @@ class PyNNDescentIndex(ApproximateIndex):
         self.n_samples_fit_, self.n_features_in_ = X.shape
         k = min(self.recall_k, n - 1)
         rows = sample_rows(n, RECALL_SAMPLE, _seed(self.random_state))
-        self.recall_ = self._loo_recall(X, rows, k, None, None) if k >= 1 else 1.0
-        self.query_recall_ = float("nan")  # no rows held out: pynndescent cannot add them later
+        hits = self._loo_hits(X, rows, k, None, None) if k >= 1 else np.zeros(0, dtype=np.intp)
+        self.recall_, self.low_recall_share_ = mean_recall(hits, k), low_recall_share(hits / max(k, 1))
+        # no rows held out: pynndescent cannot add them later
+        self.query_recall_ = self.query_low_recall_share_ = float("nan")
         self.recall_rows_ = len(rows)
 
     def _build_library(self, pynndescent: ModuleType, X: Matrix, rows: np.ndarray, progress: Any) -> None:

@@ -1,0 +1,141 @@
+"""Issue 29: the tail of the recall, not only its mean: per-row tie-aware recall, and the share of
+queries whose recall@k is below one half (``low_recall_share_``, ``query_low_recall_share_``)
+measured in the calibration."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mlneighbors.neighbors import _approximate, get_index
+from mlneighbors.neighbors._recall import (
+    RECALL_SAMPLE,
+    low_recall_share,
+    sample_rows,
+    tie_aware_hits,
+    tie_aware_recall,
+    tie_aware_recalls,
+)
+
+from ._wrong import answer_wrong
+
+CALIBRATED = ["hnswlib", "faiss-hnsw", "faiss-ivf"]
+LIBRARY = {"faiss-ivf": "faiss", "faiss-hnsw": "faiss", "hnswlib": "hnswlib"}
+CLASS = {"hnswlib": _approximate.HnswlibIndex, "faiss-hnsw": _approximate.FaissHNSWIndex,
+         "faiss-ivf": _approximate.FaissIVFIndex}
+# a breadth below which the chosen "sometimes" rows are answered wrong: inside every
+# backend's calibration range (HNSW: k + 1 .. n; IVF: 1 .. its cells, about 40 here)
+# (and not a breadth the bisection measures last: the share must be the chosen breadth's)
+ENOUGH = {"hnswlib": 30, "faiss-hnsw": 30, "faiss-ivf": 6}
+
+
+def clustered(n, d=8, centres=25, seed=0):
+    rng = np.random.default_rng(seed)
+    C = rng.standard_normal((centres, d)) * 3
+    return C[rng.integers(0, centres, n)] + rng.standard_normal((n, d))
+
+
+# -- per-row recall ----------------------------------------------------------------------
+
+
+def _twin_recalls(dist, exact_dist):
+    """One row, one neighbour at a time: a returned neighbour counts when it is at most as far
+    as the row's k-th exact neighbour (a tie with it counts; a missing one, inf, only where the
+    exact search found no k-th either)."""
+    out = []
+    for row, exact in zip(dist.tolist(), exact_dist.tolist(), strict=True):
+        kth = exact[-1]
+        out.append(sum(1 for d in row if d <= kth) / len(row))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_per_row_recalls_match_a_loop_twin_on_ties_and_missing_neighbours(seed):
+    rng = np.random.default_rng(seed)
+    n, k = 300, int(rng.integers(1, 12))
+    # few distinct distances: many ties, at the k-th exact distance too
+    exact = np.sort(rng.integers(0, 4, (n, k)).astype(float), axis=1)
+    exact[rng.random(n) < 0.05, -1] = np.inf  # rows with fewer than k exact neighbours
+    dist = np.sort(rng.integers(0, 6, (n, k)).astype(float), axis=1)
+    dist[rng.random((n, k)) < 0.1] = np.inf
+    dist = np.sort(dist, axis=1)
+    dist[:5] = exact[:5]  # a few perfect answers
+    recalls = tie_aware_recalls(dist, exact)
+    np.testing.assert_array_equal(recalls, _twin_recalls(dist, exact))
+    assert ((recalls == 0) | (recalls == 1)).sum() < n  # the data reach every case, not only the ends
+    # the mean is the per-row hits' mean over k, as the calibration always computed it, bit for bit
+    hits = (dist <= exact[:, -1:]).sum(axis=1)
+    assert tie_aware_recall(dist, exact) == float(hits.mean() / k)
+    np.testing.assert_array_equal(tie_aware_hits(dist, exact[:, -1]), hits)
+    assert low_recall_share(recalls) == np.mean([r < 0.5 for r in _twin_recalls(dist, exact)])
+
+
+def test_the_share_below_one_half_excludes_one_half_and_of_nothing_is_zero():
+    exact = np.zeros((4, 4))
+    dist = np.array([[0, 0, 0, 0], [0, 0, 1, 1], [0, 1, 1, 1], [1, 1, 1, 1]], dtype=float)
+    np.testing.assert_array_equal(tie_aware_recalls(dist, exact), [1.0, 0.5, 0.25, 0.0])
+    assert low_recall_share(tie_aware_recalls(dist, exact)) == 0.5
+    assert low_recall_share(np.array([])) == 0.0
+    np.testing.assert_array_equal(tie_aware_recalls(np.zeros((3, 0)), np.zeros((3, 0))), [1.0, 1.0, 1.0])
+    with pytest.raises(ValueError, match=r"dist has shape \(3, 2\) and exact_dist \(3, 3\)"):
+        tie_aware_recalls(np.zeros((3, 2)), np.zeros((3, 3)))
+
+
+# -- measured in the calibration -----------------------------------------------------------
+
+
+def _samples(index, seed=0):
+    """The calibration's two samples, made again: the held-out rows (the last ones added) and
+    the leave-one-out rows (a second sample of the others)."""
+    n = index.n_samples_fit_
+    size = min(RECALL_SAMPLE, n // 5)
+    held, rest = np.sort(index._order[n - size :]), index._order[: n - size]
+    return held, np.sort(rest[sample_rows(len(rest), size, seed + 1)])
+
+
+def _marked(X, rows):
+    """``is_bad`` of the queries that are the rows ``rows`` of X (by their first value)."""
+    return lambda index, Q, breadth: np.isin(Q[:, 0], X[rows, 0])
+
+
+@pytest.mark.parametrize("name", CALIBRATED)
+def test_a_search_wrong_for_a_few_queries_has_those_as_its_low_recall_share(name, monkeypatch):
+    """Queries of ``always`` are answered with their farthest rows at every breadth, those of
+    ``sometimes`` below a breadth; every other query exactly.  The calibration to 0.95 must pick
+    a breadth where only ``always`` is wrong, and report that tail (not the one of the last
+    breadth it tried): for new queries and for leave-one-out ones, each on its own sample."""
+    pytest.importorskip(LIBRARY[name])
+    X = clustered(2000)
+    rng = np.random.default_rng(1)
+    always, sometimes = np.split(rng.permutation(len(X))[:240], [40])  # 2 % and 10 % of the rows
+    enough = ENOUGH[name]
+
+    def is_bad(index, Q, breadth):
+        wrong = always if breadth >= enough else np.concatenate([always, sometimes])
+        return np.isin(Q[:, 0], X[wrong, 0])
+
+    answer_wrong(monkeypatch, CLASS[name], is_bad)
+    index = get_index(name, recall=0.95).build(X)
+    held, loo = _samples(index)
+    expected_query, expected_loo = np.isin(held, always).mean(), np.isin(loo, always).mean()
+    assert expected_query > 0 and expected_loo > 0  # the samples hold some of them
+    assert index.query_low_recall_share_ == expected_query and index.low_recall_share_ == expected_loo
+    # every other query is answered exactly: the mean recall is the rest
+    assert index.query_recall_ == pytest.approx(1 - expected_query, abs=1e-12)
+    assert index.recall_ == pytest.approx(1 - expected_loo, abs=1e-12)
+    assert index._breadth >= enough and index._loo_breadth >= enough
+    # a fixed breadth below it: both sets wrong, and measured at that breadth
+    low = get_index(name, **{index.breadth: enough - 1}).build(X)
+    both = np.concatenate([always, sometimes])
+    assert low.query_low_recall_share_ == np.isin(held, both).mean()
+    assert low.low_recall_share_ == np.isin(loo, both).mean()
+
+
+@pytest.mark.parametrize("name", CALIBRATED)
+def test_every_row_is_measured_on_a_tiny_set(name, monkeypatch):
+    pytest.importorskip(LIBRARY[name])
+    X = clustered(60, d=3)
+    answer_wrong(monkeypatch, CLASS[name], _marked(X, [4, 9, 33]))
+    index = get_index(name).build(X)
+    assert index.recall_rows_ == 60 and index.low_recall_share_ == 3 / 60
+    assert np.isnan(index.query_recall_) and np.isnan(index.query_low_recall_share_)  # none held out
