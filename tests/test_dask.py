@@ -556,5 +556,9 @@ def test_an_approximate_inner_index_calibrates_every_shard_and_reports_the_recal
     # recall_ is a mean over 1,000 sampled rows: within 4 standard errors of the mean over all
     assert abs(rows.mean() - model.recall_) <= 4 * rows.std() * np.sqrt(1 / 1000 + 1 / len(X)) + 1e-9
     assert rows.mean() >= 0.85
+    # the share of queries below one half, measured on the same sample: within 4 standard errors
+    low = (rows < 0.5).mean()
+    assert model.low_recall_share_ == index.low_recall_share_
+    assert abs(low - model.low_recall_share_) <= 4 * np.sqrt(max(low * (1 - low), 1e-3) * (1 / 1000 + 1 / len(X)))
     local = MLkNN(10, backend="hnswlib", backend_params={"recall": 0.9}).fit(X, Y)
     assert (local.predict(X[:500]) == model.predict(X[:500])).mean() > 0.97

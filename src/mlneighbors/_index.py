@@ -7,8 +7,9 @@
   ``k`` as the recall's ``recall_k`` where the index takes them (``mlneighbors.neighbors``,
   :func:`~mlneighbors.neighbors.resolve_backend`);
 - **built** by ``fit`` (:meth:`~IndexLifecycle._fit_index`) on the training rows, then
-  described: ``backend_`` (what was built; ``"auto"`` says what it picked) and ``recall_`` (1.0
-  for an exact index, else the index's own measurement, else measured on first access);
+  described: ``backend_`` (what was built; ``"auto"`` says what it picked), ``recall_`` (1.0
+  for an exact index, else the index's own measurement, else measured on first access) and
+  ``low_recall_share_`` (0.0 for an exact index, else as ``recall_``);
 - **rebuilt** from the training rows on first use after a model was loaded
   (:meth:`~IndexLifecycle._get_index`);
 - **saved** as nothing: a pickled or saved model holds its training rows, not its index
@@ -26,7 +27,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._dask import share_clients, without_clients
 from .neighbors import resolve_backend
-from .neighbors._recall import estimate_recall
+from .neighbors._recall import estimate_recalls
 from .neighbors._saved import export_index, is_including, pack_rows, restore_index, unpack_rows
 
 __all__ = ["IndexLifecycle"]
@@ -36,7 +37,8 @@ class IndexLifecycle:
     """What a model does with its neighbour index (a mixin of the estimator base).
 
     It reads the model's ``backend``, ``backend_params``, ``n_jobs``, ``n_neighbors_`` (when
-    set), ``_fit_X`` and ``_Y``, and sets ``_index``, ``backend_`` and ``recall_``.  A model
+    set), ``_fit_X`` and ``_Y``, and sets ``_index``, ``backend_``, ``recall_`` and
+    ``low_recall_share_``.  A model
     overrides :meth:`_index_metric` when its distance is not its ``metric`` parameter
     (HybridKNN: cosine), :meth:`_make_index` to set parameters of its own index (HybridKNN's
     window), and :meth:`_build_index` when its neighbours are not one global top-k (BKNN: the
@@ -65,12 +67,16 @@ class IndexLifecycle:
     def _fit_index(self, X: Any, Y: Any) -> None:
         """Build the index of the training rows ``X`` (labels ``Y``) and describe it."""
         self.__dict__.pop("_recall", None)
+        self.__dict__.pop("_low_recall_share", None)
         self._index = index = self._build_index(X, Y)
         self.backend_ = str(getattr(index, "backend_", None) or getattr(index, "name", None) or type(index).__name__)
         if getattr(index, "exact", False):
-            self._recall = 1.0
-        elif getattr(index, "recall_", None) is not None:
-            self._recall = float(index.recall_)
+            self._recall, self._low_recall_share = 1.0, 0.0
+        else:
+            if getattr(index, "recall_", None) is not None:
+                self._recall = float(index.recall_)
+            if getattr(index, "low_recall_share_", None) is not None:
+                self._low_recall_share = float(index.low_recall_share_)
 
     def _get_index(self) -> Any:
         """The built index; rebuilt from the training rows after a model was loaded."""
@@ -92,8 +98,34 @@ class IndexLifecycle:
         """
         check_is_fitted(self, "_fit_X")
         if "_recall" not in self.__dict__:
-            self._recall = estimate_recall(self._get_index(), self._fit_X, self.n_neighbors_, self._index_metric())
+            self._measure_recalls()
         return self._recall
+
+    @property
+    def low_recall_share_(self) -> float:
+        """The share of those leave-one-out queries whose recall@k is below one half (0.0 when
+        exact).
+
+        A mean recall of 0.96 may be small misses spread over every row or whole rows with
+        every neighbour wrong (a graph search that descended into the wrong cluster); a model
+        answers the latter rows like a model without neighbours.  Measured where ``recall_``
+        is, on the same rows, from each row's recall@k; one row of 1,000 is 0.1 %, its
+        standard error ``sqrt(s (1 - s) / 1000)``.  NaN for a model whose index was saved with
+        it (``include_index``) by a version that did not measure it, and for rows in a dask
+        array where the index measured no recall of its own.
+        """
+        check_is_fitted(self, "_fit_X")
+        if "_low_recall_share" not in self.__dict__:
+            self._measure_recalls()
+        return self._low_recall_share
+
+    def _measure_recalls(self) -> None:
+        """``_recall`` and ``_low_recall_share``, those not known yet (the index did not report
+        them, or a model saved by an earlier version did not hold them): both from one
+        measurement where the index reports neither."""
+        recall, share = estimate_recalls(self._get_index(), self._fit_X, self.n_neighbors_, self._index_metric())
+        self.__dict__.setdefault("_recall", recall)
+        self.__dict__.setdefault("_low_recall_share", share)
 
     def __getstate__(self) -> dict:
         state = super().__getstate__()

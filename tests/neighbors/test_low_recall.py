@@ -1,13 +1,16 @@
 """Issue 29: the tail of the recall, not only its mean: per-row tie-aware recall, and the share of
 queries whose recall@k is below one half (``low_recall_share_``, ``query_low_recall_share_``)
-measured in the calibration."""
+measured in the calibration, carried by auto, the label-restricted search, the models and a
+model saved with its index."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from mlneighbors.neighbors import _approximate, get_index
+import mlneighbors
+from mlneighbors import BKNN, MLkNN
+from mlneighbors.neighbors import AutoIndex, HnswlibIndex, _approximate, _auto, get_index
 from mlneighbors.neighbors._recall import (
     RECALL_SAMPLE,
     low_recall_share,
@@ -16,6 +19,7 @@ from mlneighbors.neighbors._recall import (
     tie_aware_recall,
     tie_aware_recalls,
 )
+from mlneighbors.neighbors._saved import digest, export_index, restore_index
 
 from ._wrong import answer_wrong
 
@@ -139,3 +143,112 @@ def test_every_row_is_measured_on_a_tiny_set(name, monkeypatch):
     index = get_index(name).build(X)
     assert index.recall_rows_ == 60 and index.low_recall_share_ == 3 / 60
     assert np.isnan(index.query_recall_) and np.isnan(index.query_low_recall_share_)  # none held out
+
+
+# -- carried: auto, the label-restricted search, the models --------------------------------
+
+
+def test_the_exact_search_has_no_tail():
+    X = clustered(600)
+    index = AutoIndex().build(X)
+    assert index.backend_ == "exact"
+    assert (index.recall_, index.low_recall_share_, index.query_recall_, index.query_low_recall_share_) == (
+        1.0, 0.0, 1.0, 0.0)
+    assert MLkNN(5).fit(X, X[:, :3] > 0).low_recall_share_ == 0.0
+    assert MLkNN(5, backend="auto").fit(X, X[:, :3] > 0).low_recall_share_ == 0.0
+    assert BKNN().fit(X, X[:, :3] > 0).low_recall_share_ == 0.0
+
+
+def test_auto_reports_its_picks_shares(monkeypatch):
+    pytest.importorskip("faiss")
+    monkeypatch.setattr(_auto, "_NS_EXACT_ENTRY", 1e9)  # the exact search looks expensive: auto picks a library
+    X = clustered(3000)
+    picked = _auto.choose_backend(*X.shape).backend
+    answer_wrong(monkeypatch, CLASS[picked], _marked(X, np.arange(0, 3000, 25)))  # 4 % of the rows
+    index = AutoIndex().build(X)
+    assert index.backend_ == picked and index.low_recall_share_ > 0.01
+    inner = index.index_
+    assert (index.low_recall_share_, index.query_low_recall_share_, index.query_recall_) == (
+        inner.low_recall_share_, inner.query_low_recall_share_, inner.query_recall_)
+    model = MLkNN(10, backend="auto").fit(X, X[:, :3] > 0)
+    assert model.low_recall_share_ == model._index.index_.low_recall_share_ > 0.01
+    saved = restore_index(get_index("auto"), export_index(index), X)
+    assert (saved.low_recall_share_, saved.query_low_recall_share_) == (
+        index.low_recall_share_, index.query_low_recall_share_)
+
+
+def test_the_label_restricted_search_weights_its_labels_shares_by_their_members(monkeypatch):
+    pytest.importorskip("hnswlib")
+    X = clustered(1500)
+    Y = X[:, :4] > 0
+    answer_wrong(monkeypatch, HnswlibIndex, _marked(X, np.arange(0, 1500, 10)))
+    model = BKNN(backend="hnswlib").fit(X, Y)
+    search = model._index._search
+    pairs = [(len(m), ix.low_recall_share_) for ix, m in zip(search.indexes, search.members, strict=True)]
+    assert all(share > 0 for _, share in pairs)
+    expected = sum(w * s for w, s in pairs) / sum(w for w, _ in pairs)
+    assert model.low_recall_share_ == model._index.low_recall_share_ == pytest.approx(expected, rel=1e-12)
+
+
+def test_a_models_share_is_its_indexs_or_measured_on_first_access(monkeypatch):
+    """An index that reports its share gives it to the model; one that does not (a user's
+    index object) has it measured on the model's first access, on a seeded sample."""
+    pytest.importorskip("hnswlib")
+    X = clustered(2000)
+    Y = X[:, :3] > 0
+    always = np.arange(0, 2000, 20)  # 5 %
+    answer_wrong(monkeypatch, HnswlibIndex, _marked(X, always))
+    model = MLkNN(10, backend="hnswlib", backend_params={"recall": 0.9}).fit(X, Y)
+    assert model.low_recall_share_ == model._index.low_recall_share_ > 0.02
+
+    class Unreported(HnswlibIndex):
+        def _build(self, X):
+            super()._build(X)
+            del self.low_recall_share_
+
+    quiet = MLkNN(10, backend=Unreported(recall=0.9)).fit(X, Y)
+    assert "_low_recall_share" not in quiet.__dict__
+    assert quiet.low_recall_share_ == np.isin(sample_rows(len(X), RECALL_SAMPLE, 0), always).mean()
+
+
+@pytest.mark.parametrize("name", CALIBRATED)
+def test_a_model_saved_with_its_index_keeps_its_shares(name, monkeypatch, tmp_path):
+    pytest.importorskip(LIBRARY[name])
+    X = clustered(2500, d=10)
+    Y = (X[:, :5] > 0).astype(int)
+    answer_wrong(monkeypatch, CLASS[name], _marked(X, np.arange(0, 2500, 30)))
+    model = MLkNN(10, backend=name).fit(X, Y)
+    assert model.low_recall_share_ > 0
+    mlneighbors.save(model, tmp_path / "m.skops", include_index=True)
+    monkeypatch.setattr(_approximate.ApproximateIndex, "_build", lambda self, X: pytest.fail("rebuilt"))
+    loaded = mlneighbors.load(tmp_path / "m.skops")
+    assert loaded.low_recall_share_ == model.low_recall_share_ and loaded.recall_ == model.recall_
+    assert loaded._index.query_low_recall_share_ == model._index.query_low_recall_share_
+
+
+def test_an_index_saved_before_the_shares_were_measured_loads_with_nan(monkeypatch):
+    """The state of an index saved by an earlier version has no shares: NaN (not measured), not
+    zero; the model reports it without rebuilding or measuring anything."""
+    pytest.importorskip("hnswlib")
+    X = clustered(1500)
+    model = MLkNN(10, backend="hnswlib").fit(X, X[:, :3] > 0)
+    old = export_index(model._index)
+    del old["state"]["low_recall_share"], old["state"]["query_low_recall_share"]
+    old["digest"] = digest({k: v for k, v in old.items() if k != "digest"})
+    restored = restore_index(model._make_index(), old, X)
+    assert np.isnan(restored.low_recall_share_) and np.isnan(restored.query_low_recall_share_)
+    assert restored.recall_ == model._index.recall_
+    # a model of that version: its recall held, no share, the old index restored
+    del model.__dict__["_low_recall_share"]
+    model._index = restored
+    monkeypatch.setattr(_approximate.ApproximateIndex, "_build", lambda self, X: pytest.fail("rebuilt"))
+    assert np.isnan(model.low_recall_share_) and model.recall_ == restored.recall_
+
+
+def test_a_model_of_an_earlier_version_without_its_index_measures_the_share_when_asked():
+    pytest.importorskip("hnswlib")
+    X = clustered(1500)
+    model = MLkNN(10, backend="hnswlib").fit(X, X[:, :3] > 0)
+    recall = model.recall_
+    del model.__dict__["_low_recall_share"], model.__dict__["_index"]  # loaded: no share, index rebuilt on use
+    assert 0.0 <= model.low_recall_share_ <= 1.0 and model.recall_ == recall

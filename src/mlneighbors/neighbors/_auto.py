@@ -297,6 +297,12 @@ class AutoIndex(BaseIndex):
         The built index of ``backend_``.
     recall_ : float
         ``index_.recall_`` for an approximate pick (see its class), 1.0 for the exact one.
+    low_recall_share_ : float
+        ``index_.low_recall_share_`` for an approximate pick (the share of its leave-one-out
+        calibration queries whose recall@``recall_k`` is below one half), 0.0 for the exact one.
+    query_recall_, query_low_recall_share_ : float
+        The same for new queries (``index_``'s, NaN where it held none out), 1.0 and 0.0 for
+        the exact one.
 
     Examples
     --------
@@ -304,8 +310,8 @@ class AutoIndex(BaseIndex):
     >>> from mlneighbors.neighbors import get_index
     >>> X = np.random.default_rng(0).normal(size=(500, 8))
     >>> index = get_index("auto").build(X)
-    >>> index.backend_, index.recall_, index.exact
-    ('exact', 1.0, True)
+    >>> index.backend_, index.recall_, index.low_recall_share_, index.exact
+    ('exact', 1.0, 0.0, True)
     """
 
     name: ClassVar[str] = "auto"
@@ -371,7 +377,14 @@ class AutoIndex(BaseIndex):
         self.index_ = self._inner(choice.backend).build(X)
         self.backend_ = choice.backend
         self.reason_ = choice.reason
-        self.recall_ = float(getattr(self.index_, "recall_", 1.0))
+        self._describe(self.index_)
+
+    def _describe(self, index: BaseIndex) -> None:
+        """The recall attributes of the picked index (an exact pick: recall 1, no low share)."""
+        self.recall_ = float(getattr(index, "recall_", 1.0))
+        self.low_recall_share_ = float(getattr(index, "low_recall_share_", 0.0))
+        self.query_recall_ = float(getattr(index, "query_recall_", 1.0))
+        self.query_low_recall_share_ = float(getattr(index, "query_low_recall_share_", 0.0))
 
     def _query(self, Q: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
         return search(self.index_, Q, k, validated=True)
@@ -396,5 +409,5 @@ class AutoIndex(BaseIndex):
         self.index_ = index
         self.backend_ = backend
         self.reason_ = str(state.get("reason", ""))
-        self.recall_ = float(getattr(index, "recall_", 1.0))
+        self._describe(index)
         self.n_samples_fit_, self.n_features_in_ = X.shape

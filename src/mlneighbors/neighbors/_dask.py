@@ -49,7 +49,7 @@ from ._base import BaseIndex, check_data, check_positive_int, import_optional, i
 from ._capabilities import METRICS, Capabilities, get_capabilities
 from ._exact import ExactIndex
 from ._loo import drop_self
-from ._recall import RECALL_SAMPLE, sample_rows, tie_aware_recall
+from ._recall import RECALL_SAMPLE, low_recall_share, sample_rows, tie_aware_recall, tie_aware_recalls
 from ._registry import BACKENDS, resolve_backend
 from ._sharded import merge_kneighbors
 
@@ -327,6 +327,9 @@ class DaskIndex(BaseIndex):
         ``recall_k`` of the sharded search (leave-one-out queries of a seeded sample of 1,000
         rows, searched through every shard and merged) against the exact neighbours of the
         same rows, computed shard by shard on the workers.
+    low_recall_share_ : float
+        0.0 with an exact inner index; with an approximate one, the share of the same sampled
+        queries whose recall@``recall_k`` is below one half.
 
     Notes
     -----
@@ -496,14 +499,15 @@ class DaskIndex(BaseIndex):
         self.offsets_ = bounds
         self.n_shards_ = len(shards)
         self.n_samples_fit_, self.n_features_in_ = X.shape  # the recall's queries search the shards
-        self.recall_ = 1.0 if self.exact else self._measure_recall(client, X)
+        self.recall_, self.low_recall_share_ = (1.0, 0.0) if self.exact else self._measure_recall(client, X)
 
-    def _measure_recall(self, client: Any, X: Any) -> float:
-        """Tie-aware recall of the sharded approximate search on a seeded sample of rows."""
+    def _measure_recall(self, client: Any, X: Any) -> tuple[float, float]:
+        """Tie-aware recall of the sharded approximate search on a seeded sample of rows, and the
+        share of those rows whose recall is below one half."""
         n = X.shape[0]
         k = min(self.recall_k, n - 1)
         if k < 1:
-            return 1.0
+            return 1.0, 0.0
         rows = sample_rows(n, RECALL_SAMPLE, 0)
         Q = X[rows]
         Q = check_data(Q.compute() if is_dask_array(Q) else Q, name="X")
@@ -512,7 +516,7 @@ class DaskIndex(BaseIndex):
             parts = [client.submit(_exact_shard, shard, Q, k + 1, self.metric) for shard in self._shards]
         results = gather(client, parts, "recall measurement")
         exact = drop_self(*merge_kneighbors([r[0] for r in results], [r[1] for r in results], k + 1), rows, k)
-        return tie_aware_recall(approx[0], exact[0])
+        return tie_aware_recall(approx[0], exact[0]), low_recall_share(tie_aware_recalls(approx[0], exact[0]))
 
     # ------------------------------------------------------------------ query
     def _query(self, Q: Any, k: int) -> tuple[np.ndarray, np.ndarray]:

@@ -261,13 +261,24 @@ class LabelRestrictedIndex:
     def recall_(self) -> float | None:
         """1.0 when exact; else the mean of the per-label indexes' ``recall_`` weighted by
         their members (None when one of them does not report a recall)."""
+        return self._weighted("recall_", 1.0)
+
+    @property
+    def low_recall_share_(self) -> float | None:
+        """0.0 when exact; else the mean of the per-label indexes' ``low_recall_share_`` (the
+        share of their sampled queries whose recall is below one half) weighted by their
+        members, as :attr:`recall_` (None when one of them does not report one)."""
+        return self._weighted("low_recall_share_", 0.0)
+
+    def _weighted(self, attribute: str, exact: float) -> float | None:
+        """The per-label indexes' ``attribute`` averaged with their members as weights."""
         if self.exact:
-            return 1.0
+            return exact
         search = self.__dict__.get("_search")
         indexes = getattr(search, "indexes", None)
         if indexes is None:
             return None
-        pairs = [(len(m), getattr(ix, "recall_", None)) for ix, m in zip(indexes, search.members, strict=True)
+        pairs = [(len(m), getattr(ix, attribute, None)) for ix, m in zip(indexes, search.members, strict=True)
                  if ix is not None]
         if not pairs or any(r is None for _, r in pairs):
             return None
