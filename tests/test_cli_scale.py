@@ -11,7 +11,7 @@ import pytest
 
 import mlneighbors
 from mlneighbors.cli import main
-from mlneighbors.cli._models import auto_note, exact_note
+from mlneighbors.cli._models import auto_note, describe_search, exact_note
 
 
 def _error(capsys, argv, code, *needles):
@@ -135,21 +135,24 @@ def test_evaluate_and_compare_say_what_auto_picked_and_its_recall(approximate_wi
     base = ["--data-home", str(shared_data), "--metrics", "hamming_loss", "--backend", "auto", "--cv", "2"]
     assert main(["evaluate", "emotions", "--model", "mlknn", *base]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert re.fullmatch(r"neighbours: faiss-hnsw, recall@10 (0\.9\d\d|1\.000) \(mean of 2 fits\)", lines[1]), lines
+    assert re.fullmatch(r"neighbours: faiss-hnsw, recall@10 (0\.9\d\d \(\d+\.\d+% of queries below 0\.5; |1\.000 \()"
+                        r"mean of 2 fits\)", lines[1]), lines
     assert main(["evaluate", "emotions", "--model", "mlknn", *base, "--format", "json"]) == 0
     captured = capsys.readouterr()
     doc = json.loads(captured.out)
     assert doc["backend"] == "auto" and doc["params"]["mlknn"]["backend"] == "auto"
     search = doc["neighbours"]["mlknn"]
     assert search["backend"] == "faiss-hnsw" and search["k"] == 10 and search["fits"] == 2
-    assert 0.9 <= search["recall"] <= 1.0
-    assert f"neighbours: faiss-hnsw, recall@10 {search['recall']:.3f} (mean of 2 fits)" in captured.err  # the header
+    assert 0.9 <= search["recall"] <= 1.0 and 0.0 <= search["low_recall_share"] <= 0.1
+    said = describe_search("faiss-hnsw", 10, search["recall"], search["low_recall_share"], 2)
+    assert f"neighbours: {said}" in captured.err  # the header
     assert main(["compare", "emotions", "--models", "mlknn,bknn", *base, "--format", "csv"]) == 0
     captured = capsys.readouterr()
     rows = list(csv.DictReader(io.StringIO(captured.out)))
     searches = json.loads(rows[0]["neighbours"])
     assert searches["mlknn"]["backend"] == "faiss-hnsw" and searches["bknn"]["backend"] == "faiss-hnsw"
     assert searches["bknn"]["k"] == 5 and 0 < searches["bknn"]["recall"] <= 1  # BKNN: recall at b per label
+    assert all(0 <= searches[m]["low_recall_share"] <= 0.1 for m in ("mlknn", "bknn"))
     assert "neighbours: mlknn: faiss-hnsw, recall@10 " in captured.err
     assert "; bknn: faiss-hnsw, recall@5 " in captured.err
 
@@ -184,3 +187,43 @@ def test_a_long_exact_fit_is_measured_on_a_sample_before_it_is_announced(monkeyp
     assert exact_note(None, X, "fit", quiet=False) == ""
     assert capsys.readouterr().err == ""
     assert exact_note(None, Shape(12_000, 4), "fit", quiet=True) != ""  # no rows to time: the model's word
+
+
+@pytest.fixture
+def wrong_tail(monkeypatch):
+    """hnswlib's search made exact, except for the queries whose first feature is in the top
+    5 % of the indexed rows': those get their farthest rows (recall 0).  A known tail, whatever
+    the scaling (it keeps the order of a feature)."""
+    pytest.importorskip("hnswlib")
+    from mlneighbors.neighbors import HnswlibIndex
+
+    from .neighbors._wrong import answer_wrong
+
+    answer_wrong(monkeypatch, HnswlibIndex,
+                 lambda index, Q, breadth: Q[:, 0] > np.quantile(index._ref.X[:, 0], 0.95))
+
+
+def test_the_neighbours_line_says_the_share_of_queries_below_one_half(wrong_tail, shared_data, tmp_path, capsys):
+    out = tmp_path / "m.skops"
+    assert main(["fit", "mlknn", "yeast", "--data-home", str(shared_data), "--out", str(out), "--backend", "hnswlib",
+                 "--recall", "0.9"]) == 0
+    said = capsys.readouterr().out.splitlines()[-1]
+    fitted = mlneighbors.load(out).steps[-1][1]
+    assert 0.02 < fitted.low_recall_share_ < 0.1
+    assert said.endswith(f"neighbours: hnswlib, recall@10 {fitted.recall_:.3f} "
+                         f"({100 * fitted.low_recall_share_:.1f}% of queries below 0.5)")
+    assert main(["evaluate", "yeast", "--model", "mlknn", "--data-home", str(shared_data), "--metrics",
+                 "hamming_loss", "--backend", "hnswlib", "--split", "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    search = json.loads(captured.out)["neighbours"]["mlknn"]
+    assert 0.02 < search["low_recall_share"] < 0.1 and search["fits"] == 1
+    assert captured.err.strip().endswith(f"neighbours: hnswlib, recall@10 {search['recall']:.3f} "
+                                         f"({100 * search['low_recall_share']:.1f}% of queries below 0.5)")
+
+
+def test_the_share_is_said_as_a_percentage_that_keeps_a_few_queries():
+    assert describe_search("hnswlib", 10, 0.99, 0.003) == "hnswlib, recall@10 0.990 (0.3% of queries below 0.5)"
+    assert describe_search("hnswlib", 10, 0.99, 0.0005) == "hnswlib, recall@10 0.990 (0.05% of queries below 0.5)"
+    assert describe_search("hnswlib", 10, 0.99, 0.0) == "hnswlib, recall@10 0.990 (0.0% of queries below 0.5)"
+    assert describe_search("hnswlib", 10, 0.99, float("nan")) == "hnswlib, recall@10 0.990"  # not measured
+    assert describe_search("exact", 10, 1.0, 0.0, fits=3) == "exact, recall@10 1.000 (mean of 3 fits)"

@@ -208,7 +208,8 @@ def _run_models(args: argparse.Namespace, cmd: str, names: Sequence[str],
     }
     if tell and searches:
         meta["neighbours"] = summary = {name: summarize_searches(found) for name, found in searches.items()}
-        said = [(f"{name}: " if len(names) > 1 else "") + describe_search(s["backend"], s["k"], s["recall"], s["fits"])
+        said = [(f"{name}: " if len(names) > 1 else "")
+                + describe_search(s["backend"], s["k"], s["recall"], s["low_recall_share"], s["fits"])
                 for name, s in summary.items()]
         header("neighbours: " + "; ".join(said), args.format, args.quiet)
     return out, meta

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -281,10 +282,11 @@ def _searched_metrics(models: dict[str, Any]) -> list[str]:
     return metrics
 
 
-def search_of(model: Any) -> tuple[str, Any, float] | None:
-    """What the neighbour search of a fitted model was: ``(backend_, k, recall_)`` (a Pipeline:
-    its model, the last step); None for a model without a neighbour search.  ``k`` is the k of
-    the recall: ``n_neighbors_``, or BKNN's ``b`` (neighbours per label)."""
+def search_of(model: Any) -> tuple[str, Any, float, float] | None:
+    """What the neighbour search of a fitted model was: ``(backend_, k, recall_,
+    low_recall_share_)`` (a Pipeline: its model, the last step); None for a model without a
+    neighbour search.  ``k`` is the k of the recall: ``n_neighbors_``, or BKNN's ``b``
+    (neighbours per label)."""
     final = model
     while getattr(final, "steps", None):  # a Pipeline, also one inside a Pipeline
         final = final.steps[-1][1]
@@ -292,26 +294,44 @@ def search_of(model: Any) -> tuple[str, Any, float] | None:
     if backend is None:
         return None
     k = getattr(final, "n_neighbors_", getattr(final, "n_per_label", "k"))
-    return str(backend), k, float(final.recall_)
+    return str(backend), k, float(final.recall_), float(getattr(final, "low_recall_share_", float("nan")))
 
 
-def describe_search(backend: str, k: Any, recall: float, fits: int = 1) -> str:
+def _percent(share: float) -> str:
+    """A share of queries as a percentage that does not round a few of them away."""
+    percent = 100 * share
+    return f"{percent:.2f}%" if 0 < percent < 0.1 else f"{percent:.1f}%"
+
+
+def describe_search(backend: str, k: Any, recall: float, low: float | None = None, fits: int = 1) -> str:
     """``search_of``'s answer in words, as fit, evaluate and compare print it after
-    ``neighbours:``; ``fits``: the number of fits (folds) whose recall is averaged.
+    ``neighbours:``: the recall and the share of the queries whose recall is below one half
+    (``low``; left out where it was not measured, None or NaN, and where every query was
+    answered exactly, recall 1); ``fits``: the number of fits (folds) whose values are averaged.
 
-    >>> describe_search("faiss-hnsw", 10, 0.9617, fits=10)
-    'faiss-hnsw, recall@10 0.962 (mean of 10 fits)'
+    >>> describe_search("faiss-hnsw", 10, 0.9617, 0.003, fits=10)
+    'faiss-hnsw, recall@10 0.962 (0.3% of queries below 0.5; mean of 10 fits)'
+    >>> describe_search("exact", 10, 1.0, 0.0)
+    'exact, recall@10 1.000'
     """
-    return f"{backend}, recall@{k} {recall:.3f}" + (f" (mean of {fits} fits)" if fits > 1 else "")
+    notes = []
+    if low is not None and not math.isnan(low) and not (recall == 1.0 and low == 0.0):
+        notes.append(f"{_percent(low)} of queries below 0.5")
+    if fits > 1:
+        notes.append(f"mean of {fits} fits")
+    return f"{backend}, recall@{k} {recall:.3f}" + (f" ({'; '.join(notes)})" if notes else "")
 
 
-def summarize_searches(found: list[tuple[str, Any, float]]) -> dict[str, Any]:
+def summarize_searches(found: list[tuple[str, Any, float, float]]) -> dict[str, Any]:
     """The searches of one model's fits (``search_of`` of each fold) as the outputs carry them:
-    ``{"backend", "k", "recall", "fits"}``, the recall the mean over the fits, the backend each
-    distinct pick (``"faiss-hnsw/exact"`` where the folds differed)."""
-    backends = list(dict.fromkeys(b for b, _, _ in found))
-    return {"backend": "/".join(backends), "k": found[0][1], "recall": sum(r for _, _, r in found) / len(found),
-            "fits": len(found)}
+    ``{"backend", "k", "recall", "low_recall_share", "fits"}``, the recall and the share of
+    queries below one half the means over the fits (the share None where a fit did not
+    measure it), the backend each distinct pick (``"faiss-hnsw/exact"`` where the folds
+    differed)."""
+    backends = list(dict.fromkeys(b for b, _, _, _ in found))
+    low = sum(s for _, _, _, s in found) / len(found)
+    return {"backend": "/".join(backends), "k": found[0][1], "recall": sum(r for _, _, r, _ in found) / len(found),
+            "low_recall_share": None if math.isnan(low) else low, "fits": len(found)}
 
 
 def _duration(seconds: float) -> str:
