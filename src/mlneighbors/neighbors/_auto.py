@@ -21,6 +21,7 @@ exact fit will take long.
 from __future__ import annotations
 
 import importlib.util
+import time
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -30,6 +31,7 @@ import scipy.sparse as sp
 from ._base import BaseIndex, check_positive_int, check_recall, resolve_n_jobs, search
 from ._capabilities import Capabilities, get_capabilities
 from ._exact import _NS_SPARSE_MAC, _NS_SPARSE_OUT
+from ._loo import loo_kneighbors
 from ._registry import BACKENDS, get_index
 
 __all__ = ["APPROXIMATE", "AutoIndex", "Choice", "choose_backend", "exact_seconds", "approximate_seconds"]
@@ -129,10 +131,6 @@ def measured_exact_seconds(X: Any, *, k: int = 10, n_threads: int | None = None,
     >>> measured_exact_seconds(X, sample=500) > 0
     True
     """
-    import time
-
-    from ._loo import loo_kneighbors
-
     n = X.shape[0]
     rows = np.sort(np.random.default_rng(random_state).choice(n, size=min(sample, n), replace=False))
     part = X[rows] if sp.issparse(X) else np.asarray(X[rows], dtype=np.float64)
