@@ -35,10 +35,14 @@ Per size and contender, in a fresh subprocess (its peak memory is its own):
   its ratio: on a machine shared with other jobs, wall seconds depend on what else runs, CPU
   seconds much less;
 - ``recall@10``: the tie-aware recall (a neighbour at the distance of the k-th exact one counts)
-  of ``kneighbors`` of ``--recall-queries`` sampled test rows against their exact neighbours;
+  of ``kneighbors`` of ``--recall-queries`` sampled test rows against their exact neighbours,
+  and ``< 0.5``: the share of those rows whose own recall@10 is below one half (a mean of 0.96
+  can be a few queries with every neighbour wrong);
 - ``P@1``, ``P@5`` (``predict_top_k``) and ``micro-F1`` (``predict``) of the model on those same
   rows; ``peak``: peak resident memory beyond the data (Linux ``VmHWM``, reset before the run);
-- ``recall_``: the model's own estimate (its calibration sample), ``backend_`` what it used.
+- ``recall_`` and ``low_recall_share_``: the model's own estimates (its calibration sample of
+  leave-one-out rows), ``backend_`` what it used.  Logs written before the shares were
+  measured print ``-`` for them.
 
 Exact above ``--exact-sample-above`` rows: its leave-one-out search is timed on a seeded sample
 of ``--exact-sample`` rows against the full index and extrapolated linearly in the number of
@@ -53,7 +57,8 @@ queries, timed.
 prior) taken from the leave-one-out neighbours of the same seeded sample of N training rows,
 each searched among all the training rows, and their P@1, P@5 and micro-F1 compared on the
 ``--recall-queries`` test rows (the neighbours of the test rows are searched whole).  The
-sample's leave-one-out recall@10 against exact is reported too.  Where the whole exact fit was
+sample's leave-one-out recall@10 against exact is reported too, with the share of its rows
+below one half.  Where the whole exact fit was
 run, this measured the same quality (see the neighbour-search page).
 
 A contender ``dask-NAME`` is ``backend="dask"`` with ``inner="NAME"`` (shards of that index,
@@ -165,10 +170,11 @@ def parse_size(text: str) -> tuple[int, int]:
 # -- measurements -------------------------------------------------------------------------
 
 
-def tie_aware(dist: np.ndarray, exact_dist: np.ndarray) -> float:
-    from mlneighbors.neighbors._recall import tie_aware_recall
+def tie_aware(dist: np.ndarray, exact_dist: np.ndarray) -> tuple[float, float]:
+    """The mean tie-aware recall of the rows, and the share of rows whose recall is below one half."""
+    from mlneighbors.neighbors._recall import low_recall_share, tie_aware_recall, tie_aware_recalls
 
-    return tie_aware_recall(dist, exact_dist)
+    return tie_aware_recall(dist, exact_dist), low_recall_share(tie_aware_recalls(dist, exact_dist))
 
 
 def quality(model: Any, Q: np.ndarray, YQ: sp.csr_matrix) -> dict:
@@ -269,10 +275,11 @@ def child_contender(spec: dict) -> dict:
     if model is not None:
         out["backend_"] = model.backend_
         out["recall_"] = float(model.recall_)
+        out["low_recall_share_"] = float(model.low_recall_share_)
         out.update(quality(model, Q[sample], YQ[sample]))
         exact_dist, _ = ExactIndex().build(X).query(Q[sample], K)
         dist, _ = model.kneighbors(Q[sample], K)
-        out["recall"] = tie_aware(dist, exact_dist)
+        out["recall"], out["low_recall"] = tie_aware(dist, exact_dist)
         if cluster is not None:
             out["workers"] = spec["workers"]
         if spec.get("save_dir") and name != "exact" and cluster is None:
@@ -346,7 +353,7 @@ def child_sampled(spec: dict) -> dict:
         if exact_dist is None:
             exact_dist = model.loo_dist_
         else:
-            r["loo_recall"] = tie_aware(model.loo_dist_, exact_dist)
+            r["loo_recall"], r["loo_low_recall"] = tie_aware(model.loo_dist_, exact_dist)
         out["quality"][name] = r
         print(f"  {name}: {json.dumps(r)}", file=sys.stderr, flush=True)
         del model
@@ -355,14 +362,16 @@ def child_sampled(spec: dict) -> dict:
 
 
 def sampled_table(results: list[dict]) -> str:
-    lines = ["| n x d | rows counted | contender | backend_ | leave-one-out recall@10 | P@1 | P@5 | micro-F1 "
-             "| P@1 - exact | P@5 - exact | micro-F1 - exact |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| n x d | rows counted | contender | backend_ | leave-one-out recall@10 | < 0.5 | P@1 | P@5 | micro-F1 "
+             "| P@1 - exact | P@5 - exact | micro-F1 - exact |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         ex = r["quality"]["exact"]
         for name, q in r["quality"].items():
             diff = [fmt(q[key] - ex[key], 4) for key in ("p1", "p5", "micro_f1")]
+            low = q.get("loo_low_recall", 0.0 if name == "exact" else None)  # exact is the reference
             lines.append(f"| {r['n']:,} x {r['d']} | {r['rows']:,} | {name} | {q['backend_']} "
-                         f"| {fmt(q.get('loo_recall', 1.0))} | {fmt(q['p1'], 4)} | {fmt(q['p5'], 4)} "
+                         f"| {fmt(q.get('loo_recall', 1.0))} | {share(low)} "
+                         f"| {fmt(q['p1'], 4)} | {fmt(q['p5'], 4)} "
                          f"| {fmt(q['micro_f1'], 4)} | {' | '.join(diff)} |")
     return "\n".join(lines)
 
@@ -576,11 +585,18 @@ def fmt(x: Any, digits: int = 3) -> str:
     return str(x)
 
 
+def share(x: Any) -> str:
+    """A share of queries as a percentage ("-" where it was not measured: a log of an earlier run)."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    return f"{100 * x:.2f}%" if 0 < 100 * x < 0.1 else f"{100 * x:.1f}%"
+
+
 def main_table(results: list[dict], args: argparse.Namespace) -> str:
     lines = [
         "| n x d | contender | backend_ | build s | fit s | predict s | end to end s | x exact | CPU s | x exact (CPU) "
-        "| recall@10 | recall_ | P@1 | P@5 | micro-F1 | peak MB |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| recall@10 | < 0.5 | recall_ | low_recall_share_ | P@1 | P@5 | micro-F1 | peak MB |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     by_size: dict[tuple, dict] = {}
     for r in results:
@@ -589,7 +605,7 @@ def main_table(results: list[dict], args: argparse.Namespace) -> str:
         exact = rows.get("exact", {})
         for name, r in rows.items():
             if "error" in r:
-                lines.append(f"| {n:,} x {d} | {name} | failed: {r['error']} |" + " |" * 13)
+                lines.append(f"| {n:,} x {d} | {name} | failed: {r['error']} |" + " |" * 15)
                 continue
             ratio = exact.get("end_to_end", float("nan")) / r["end_to_end"] if exact.get("end_to_end") else None
             ratio_cpu = (exact["end_to_end_cpu"] / r["end_to_end_cpu"]
@@ -599,7 +615,8 @@ def main_table(results: list[dict], args: argparse.Namespace) -> str:
                 f"| {n:,} x {d} | {name} | {r.get('backend_', '-')} | {fmt(r['build'], 1)} | {fmt(r['fit'], 1)}{star} "
                 f"| {fmt(r['predict'], 1)} | {fmt(r['end_to_end'], 1)}{star} | {fmt(ratio, 2)} "
                 f"| {fmt(r.get('end_to_end_cpu'), 1)}{star} | {fmt(ratio_cpu, 2)} "
-                f"| {fmt(r.get('recall'))} | {fmt(r.get('recall_'))} | {fmt(r.get('p1'), 4)} | {fmt(r.get('p5'), 4)} "
+                f"| {fmt(r.get('recall'))} | {share(r.get('low_recall'))} | {fmt(r.get('recall_'))} "
+                f"| {share(r.get('low_recall_share_'))} | {fmt(r.get('p1'), 4)} | {fmt(r.get('p5'), 4)} "
                 f"| {fmt(r.get('micro_f1'), 4)} "
                 f"| {fmt((r.get('peak') or 0) / MB, 0)} |"
             )
