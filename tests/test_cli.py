@@ -483,3 +483,22 @@ def test_head_takes_its_lines_and_the_command_says_nothing(shared_data):
     assert proc.returncode in (0, 141), proc.stderr
     assert proc.stderr == b""
     assert proc.stdout.decode().splitlines()[1].startswith("dataset ")
+
+
+def test_json_output_is_valid_json_with_a_nan(capsys):
+    """A value not measured (NaN: a recall on a dask array, a metric undefined on a fold) is
+    written null: NaN is no JSON, and a strict reader refuses it."""
+    import json
+    import math
+
+    from mlneighbors.cli._common import emit
+
+    def strict(text):
+        return json.loads(text, parse_constant=lambda name: pytest.fail(f"{name} in JSON output"))
+
+    emit([{"metric": "recall", "value": math.nan}], "json", ["metric", "value"],
+         {"neighbours": [{"recall": math.nan, "low_recall_share": math.inf}]})
+    doc = strict(capsys.readouterr().out)
+    assert doc["results"][0]["value"] is None and doc["neighbours"][0] == {"recall": None, "low_recall_share": None}
+    emit([{"metric": "recall", "value": 0.5}], "csv", ["metric", "value"], {"neighbours": [{"recall": math.nan}]})
+    assert '{""recall"": null}' in capsys.readouterr().out

@@ -7,6 +7,7 @@ import csv
 import difflib
 import io
 import json
+import math
 import os
 import sys
 import warnings
@@ -151,7 +152,7 @@ def format_rows(rows: list[dict[str, Any]], fmt: str, columns: Sequence[str] | N
     """Render a list of flat records as an aligned text table, JSON or CSV."""
     columns = list(columns) if columns is not None else (list(rows[0]) if rows else [])
     if fmt == "json":
-        return json.dumps([{c: r.get(c) for c in columns} for r in rows], indent=2)
+        return dumps([{c: r.get(c) for c in columns} for r in rows])
     if fmt == "csv":
         buf = io.StringIO()
         writer = csv.DictWriter(buf, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
@@ -172,6 +173,22 @@ def format_rows(rows: list[dict[str, Any]], fmt: str, columns: Sequence[str] | N
     return "\n".join(out)
 
 
+def _finite(value: Any) -> Any:
+    """``value`` with every NaN or infinite float replaced by None (JSON has no NaN)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def dumps(value: Any, indent: int | None = 2) -> str:
+    """Valid JSON (a NaN, say a recall not measured, is written null: ``NaN`` is no JSON)."""
+    return json.dumps(_finite(value), indent=indent, allow_nan=False)
+
+
 def jsonable(value: Any) -> Any:
     """A parameter value as JSON can hold it (objects by their repr)."""
     if value is None or isinstance(value, (bool, int, float, str)):
@@ -190,9 +207,9 @@ def emit(rows: list[dict[str, Any]], fmt: str, columns: Sequence[str], meta: dic
     if fmt == "table":
         print(format_rows(rows, "table", columns))
     elif fmt == "json":
-        print(json.dumps({**meta, "results": [{c: r.get(c) for c in columns} for r in rows]}, indent=2))
+        print(dumps({**meta, "results": [{c: r.get(c) for c in columns} for r in rows]}))
     else:
-        flat = {k: (json.dumps(v) if isinstance(v, (dict, list)) else v) for k, v in meta.items()}
+        flat = {k: (dumps(v, indent=None) if isinstance(v, (dict, list)) else v) for k, v in meta.items()}
         print(format_rows([{**r, **flat} for r in rows], "csv", [*columns, *flat]))
 
 
