@@ -21,6 +21,7 @@ BACKEND_PATHS: dict[str, str] = {
     "torch": "mlneighbors.neighbors._torch:TorchIndex",
     "faiss-ivf": "mlneighbors.neighbors._approximate:FaissIVFIndex",
     "faiss-hnsw": "mlneighbors.neighbors._approximate:FaissHNSWIndex",
+    "faiss-union": "mlneighbors.neighbors._approximate:FaissUnionIndex",
     "hnswlib": "mlneighbors.neighbors._approximate:HnswlibIndex",
     "pynndescent": "mlneighbors.neighbors._approximate:PyNNDescentIndex",
     "pca-window": "mlneighbors.neighbors._window:PCAWindowIndex",

@@ -11,8 +11,10 @@ from mlneighbors.neighbors import ExactIndex, get_index
 
 from ._twins import twin_kneighbors
 
-LIBRARY = {"faiss-ivf": "faiss", "faiss-hnsw": "faiss", "hnswlib": "hnswlib", "pynndescent": "pynndescent"}
-EXTRA = {"faiss-ivf": "faiss", "faiss-hnsw": "faiss", "hnswlib": "hnsw", "pynndescent": "pynndescent"}
+LIBRARY = {"faiss-ivf": "faiss", "faiss-hnsw": "faiss", "faiss-union": "faiss", "hnswlib": "hnswlib",
+           "pynndescent": "pynndescent"}
+EXTRA = {"faiss-ivf": "faiss", "faiss-hnsw": "faiss", "faiss-union": "faiss", "hnswlib": "hnsw",
+         "pynndescent": "pynndescent"}
 
 
 # pynndescent compiles its numba kernels on first use in every process (~45 s here, once
@@ -163,3 +165,27 @@ def test_the_recall_of_an_index_with_distances_of_its_own_is_measured_in_the_dat
 
     X = np.random.default_rng(0).normal(size=(300, 6))
     assert estimate_recall(OwnDistances(metric=metric).build(X), X, 5, metric) == 1.0
+
+
+def test_the_union_answers_queries_its_graph_fails(data):
+    """The point of "faiss-union": where its HNSW graph returns none of a query's neighbours,
+    its IVF's candidates still give them (the union is re-ranked exactly)."""
+    pytest.importorskip("faiss")
+    X, Q = data
+    index = get_index("faiss-union").build(X)
+    want = ExactIndex().build(X).query(Q, 10)[1]
+
+    class LostGraph:  # the graph answers every other query with the rows farthest from it
+        def __init__(self, graph):
+            self.graph = graph
+
+        def search(self, vectors, k, params=None):
+            dist, idx = self.graph.search(vectors, k, params=params)
+            far = np.argsort(-((vectors[:, None, :] - X[None, :, :].astype(np.float32)) ** 2).sum(-1), axis=1)[:, :k]
+            idx[::2] = far[::2]
+            return dist, idx
+
+    index._index = LostGraph(index._index)
+    got = index.query(Q, 10)[1]
+    per_query = np.array([len(np.intersect1d(a, b)) / 10 for a, b in zip(got, want, strict=True)])
+    assert (per_query[::2] >= 0.5).all() and recall(got, want) >= 0.95

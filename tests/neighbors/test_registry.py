@@ -16,7 +16,8 @@ from mlneighbors.neighbors import (
 
 def test_registered_names():
     assert sorted(BACKENDS) == [
-        "auto", "dask", "exact", "faiss-hnsw", "faiss-ivf", "hnswlib", "pca-window", "pynndescent", "torch"
+        "auto", "dask", "exact", "faiss-hnsw", "faiss-ivf", "faiss-union", "hnswlib", "pca-window", "pynndescent",
+        "torch",
     ]
     for name, cls in BACKENDS.items():
         index = get_index(name)

@@ -18,8 +18,9 @@ from mlneighbors.neighbors import AutoIndex, ExactIndex, _approximate, _auto, ge
 from mlneighbors.neighbors._recall import calibrate, tie_aware_recall
 from mlneighbors.neighbors._saved import export_index, restore_index
 
-CALIBRATED = ["hnswlib", "faiss-hnsw", "faiss-ivf"]
-LIBRARY = {"faiss-ivf": "faiss", "faiss-hnsw": "faiss", "hnswlib": "hnswlib", "pynndescent": "pynndescent"}
+CALIBRATED = ["hnswlib", "faiss-hnsw", "faiss-ivf", "faiss-union"]
+LIBRARY = {"faiss-ivf": "faiss", "faiss-hnsw": "faiss", "faiss-union": "faiss", "hnswlib": "hnswlib",
+           "pynndescent": "pynndescent"}
 APPROXIMATE = CALIBRATED + [pytest.param("pynndescent", marks=pytest.mark.slow)]
 
 
@@ -172,7 +173,7 @@ def test_calibration_reaches_the_target_and_recall_agrees_with_an_independent_me
 @pytest.mark.parametrize("name", CALIBRATED)
 def test_a_fixed_breadth_is_used_and_its_recall_measured(name):
     library(name)
-    breadth = {"hnswlib": "ef", "faiss-hnsw": "ef_search", "faiss-ivf": "nprobe"}[name]
+    breadth = {"hnswlib": "ef", "faiss-hnsw": "ef_search", "faiss-union": "ef_search", "faiss-ivf": "nprobe"}[name]
     index = get_index(name, **{breadth: 3}).build(clustered(2000))
     assert getattr(index, breadth + "_") == 3 and getattr(index, "loo_" + breadth + "_") == 3
     assert 0 < index.recall_ <= 1 and 0 < index.query_recall_ <= 1

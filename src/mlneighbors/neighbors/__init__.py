@@ -36,7 +36,8 @@ Registered backends (:func:`get_index`): ``"exact"`` (default, :class:`ExactInde
 estimated faster, calibrated to a recall),
 ``"torch"`` (:class:`TorchIndex`: the same exact search on a GPU, or the CPU, through PyTorch),
 ``"dask"`` (:class:`DaskIndex`: shards of any of these on the workers of a Dask cluster),
-``"faiss-ivf"``, ``"faiss-hnsw"``, ``"hnswlib"``, ``"pynndescent"``, ``"pca-window"``; the libraries behind
+``"faiss-ivf"``, ``"faiss-hnsw"``, ``"faiss-union"`` (HNSW and IVF candidates merged: no query
+left without its neighbours), ``"hnswlib"``, ``"pynndescent"``, ``"pca-window"``; the libraries behind
 the optional ones (PyTorch, Dask and the approximate ones) are imported only when an index is built.
 
 One search for the largest k
@@ -53,7 +54,7 @@ rule makes the order total), so a sweep over k searches once:
 ...     neighbours_k = idx[:, :k]   # exactly loo_kneighbors(index, X, k)[1]
 """
 
-from ._approximate import FaissHNSWIndex, FaissIVFIndex, HnswlibIndex, PyNNDescentIndex
+from ._approximate import FaissHNSWIndex, FaissIVFIndex, FaissUnionIndex, HnswlibIndex, PyNNDescentIndex
 from ._auto import AutoIndex
 from ._base import METRICS, BaseIndex, NeighborIndex, check_result
 from ._cache import NeighborCache
@@ -79,6 +80,7 @@ __all__ = [
     "ExactIndex",
     "FaissHNSWIndex",
     "FaissIVFIndex",
+    "FaissUnionIndex",
     "HnswlibIndex",
     "LabelRestrictedIndex",
     "NeighborCache",
