@@ -3,27 +3,45 @@
 Usage::
 
     PYTHONPATH=src python benchmarks/scale.py [--sizes 100000x128 300000x128 1000000x128 300000x384]
+        [--laws mixture clusters hard]
         [--queries 10000] [--recall-queries 2000] [--contenders exact auto hnswlib faiss-hnsw faiss-ivf]
         [--pynndescent-at 100000] [--exact-sample-above 500000] [--exact-sample 10000]
         [--exact-quality whole|skip] [--saved-at 1000000] [--workers 2] [--out table.md] [--seed 0]
     PYTHONPATH=src python benchmarks/scale.py --sizes 1000000x128 --contenders auto --quality-rows 100000
+    PYTHONPATH=src python benchmarks/scale.py --laws mixture clusters hard --sizes 100000x128 300000x128
+    PYTHONPATH=src python benchmarks/scale.py --laws hard --sizes 1000000x128 --contenders auto --quality-rows 100000
     PYTHONPATH=src python benchmarks/scale.py --sizes 300000x128 --contenders hnswlib dask-hnswlib
     PYTHONPATH=src python benchmarks/scale.py --quick        # a smoke run: 20,000 x 32 and 40,000 x 32
+    PYTHONPATH=src python benchmarks/scale.py --quick --laws mixture hard --contenders exact faiss-hnsw
     PYTHONPATH=src python benchmarks/scale.py --from-log a.log b.log [--out table.inc]   # the tables of
-        # earlier runs (their stdout), runs nothing; a later row of a size and contender replaces an earlier one;
-        # [--saved-from c.log]: the saved-model rows of that log only
+        # earlier runs (their stdout), runs nothing; a later row of a law, size and contender replaces an earlier
+        # one; [--saved-from c.log]: the saved-model rows of that log only; [--laws hard]: that law's rows only
     PYTHONPATH=src python benchmarks/scale.py --tune build [--n 100000] [--d 128]
     PYTHONPATH=src python benchmarks/scale.py --tune crossover
     PYTHONPATH=src python benchmarks/scale.py --tune graph [--n 100000] [--d 128]
 
-Data (issue 22): the label-mixture law of ``benchmarks/labels.py`` with 200 labels and 3 a row:
-every label is a prototype point of N(0, I_d); a row draws 3 distinct labels from a Zipf law
-(P(rank r) ~ 1 / r, label ids a random permutation of the ranks) and is the mean of their
-prototypes plus N(0, 0.5^2 I_d) noise.  The n training rows and the ``--queries`` test rows
-are drawn together from ``--seed`` (the last rows are the queries), block by block, so every
-contender sees the same numbers.  k = 10; the model is ``MLkNN(10)``.
+Data: the laws of ``--laws`` (``--law``; default ``mixture``; several: each law a section of the output, a
+heading that states the law and a table of its own whose rows name it in a first column ``law``):
 
-Per size and contender, in a fresh subprocess (its peak memory is its own):
+- ``mixture`` (issue 22): the label-mixture law of ``benchmarks/labels.py`` with 200 labels and 3 a row: every
+  label is a prototype point of N(0, I_d); a row draws 3 distinct labels from a Zipf law (P(rank r) ~ 1 / r,
+  label ids a random permutation of the ranks) and is the mean of their prototypes plus N(0, 0.5^2 I_d) noise
+  (:func:`synthetic`).  No cluster structure of low dimension (the law ``auto`` was first tuned on);
+- ``clusters`` (issue 29): ``clustered`` of ``benchmarks/tail.py`` (imported, not copied) with its setting
+  ``tail.LAWS["clusters"]``: 1,000 clusters in a latent space of 16 dimensions mapped to d, moderately tight;
+  labels owned by clusters (500 labels);
+- ``hard`` (issue 29): the same generator with ``tail.LAWS["hard"]``: 5,000 small, tight, well-separated clusters
+  of skewed sizes (2,500 labels), the setting of those tried that is hardest for HNSW's greedy descent (whole
+  queries answered from the wrong cluster: the ``< 0.5`` columns).  Some of its labels have no training row at a
+  few 10^4 rows (the model warns; exact and the approximate contenders see the same labels).
+
+The n training rows and the ``--queries`` test rows of a law are drawn together from ``--seed`` (the last rows
+are the queries: the same law, other draws than the training rows), so every contender sees the same numbers;
+the labels of every law are CSR 0/1 (:func:`dataset`).  A run of the label mixture alone prints what it printed
+before the laws (the same seeds, the same numbers, the same table), and a row of a log without a law is a row
+of the label mixture.  The ``--tune`` modes measure the label mixture only.  k = 10; the model is ``MLkNN(10)``.
+
+Per law, size and contender, in a fresh subprocess (its peak memory is its own):
 
 - ``build``: the index build (``_build_index``: the library's build and, for the approximate
   backends, the recall calibration on 1,000 sampled rows);
@@ -112,6 +130,20 @@ def _labels_benchmark() -> Any:
 
 
 _labels = _labels_benchmark()
+_tail = None
+
+
+def _tail_benchmark() -> Any:
+    """benchmarks/tail.py, for its clustered laws (imported by path when a law asks for it: tail.py imports this
+    script for the label-mixture law, so neither imports the other at its top)."""
+    global _tail
+    if _tail is None:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("tail_benchmark", HERE / "tail.py")
+        _tail = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(_tail)
+    return _tail
 Peak, watchdog = _labels.Peak, _labels.watchdog  # the same memory measurement as the labels benchmark
 
 K = 10
@@ -122,6 +154,7 @@ BLOCK = 100_000
 FULL = ["100000x128", "300000x128", "1000000x128", "300000x384"]
 QUICK = ["20000x32", "40000x32"]
 CONTENDERS = ["exact", "auto", "hnswlib", "faiss-hnsw", "faiss-ivf"]
+LAWS = ["mixture", "clusters", "hard"]  # "clusters" and "hard": the settings of tail.LAWS
 MB = 2**20
 
 
@@ -157,8 +190,28 @@ def synthetic(n_rows: int, d: int, seed: int) -> tuple[np.ndarray, sp.csr_matrix
     return X, sp.vstack(parts, format="csr")
 
 
-def dataset(n: int, d: int, m: int, seed: int) -> tuple[np.ndarray, sp.csr_matrix, np.ndarray, sp.csr_matrix]:
-    X, Y = synthetic(n + m, d, seed)
+def law_params(law: str) -> dict | None:
+    """The parameters of ``tail.clustered`` for a clustered law (``tail.LAWS``); None for the label mixture."""
+    if law == "mixture":
+        return None
+    return dict(_tail_benchmark().LAWS[law])
+
+
+def clustered(n_rows: int, d: int, seed: int, law: str) -> tuple[np.ndarray, sp.csr_matrix]:
+    """The rows of a clustered law of ``benchmarks/tail.py`` and their labels as :func:`synthetic` gives them
+    (CSR, int8 0/1, sorted indices; the labels a cluster owns, a label column per label of the law whether or
+    not a row carries it)."""
+    X, Y, _ = _tail_benchmark().clustered(n_rows, d, seed, **law_params(law))
+    Y = sp.csr_matrix(Y != 0, dtype=np.int8)
+    Y.sort_indices()
+    return X, Y
+
+
+def dataset(n: int, d: int, m: int, seed: int, law: str = "mixture"
+            ) -> tuple[np.ndarray, sp.csr_matrix, np.ndarray, sp.csr_matrix]:
+    """The n training rows and the m test queries of a law with their labels, X, Y, Q, YQ: drawn together from
+    ``seed`` (the queries are the last m rows: the same law, other draws than the training rows)."""
+    X, Y = synthetic(n + m, d, seed) if law == "mixture" else clustered(n + m, d, seed, law)
     return X[:n], Y[:n], X[n:], Y[n:]
 
 
@@ -220,7 +273,7 @@ def child_contender(spec: dict) -> dict:
     from mlneighbors.neighbors import ExactIndex, loo_kneighbors
 
     n, d, m, seed, name = spec["n"], spec["d"], spec["m"], spec["seed"], spec["contender"]
-    X, Y, Q, YQ = dataset(n, d, m, seed)
+    X, Y, Q, YQ = dataset(n, d, m, seed, spec.get("law", "mixture"))
     sample = np.sort(np.random.default_rng([seed, 1]).choice(m, size=min(spec["recall_queries"], m), replace=False))
     out: dict[str, Any] = {"n": n, "d": d, "contender": name}
     cluster = None
@@ -234,7 +287,7 @@ def child_contender(spec: dict) -> dict:
             t1, c1 = time.perf_counter(), time.process_time()
             loo_kneighbors(index, X, K, rows=rows, validated=True)
             t2, c2 = time.perf_counter(), time.process_time()
-        out.update(build=t1 - t0, fit=(t2 - t1) * n / len(rows), extrapolated=True, peak=peak.bytes,
+        out.update(build=t1 - t0, fit=(t2 - t1) * n / len(rows), extrapolated=True, sampled=len(rows), peak=peak.bytes,
                    build_cpu=c1 - c0, fit_cpu=(c2 - c1) * n / len(rows))
         if spec["exact_quality"] == "whole":
             full = MLkNN(K)
@@ -299,7 +352,7 @@ def child_load(spec: dict) -> dict:
     from mlneighbors.neighbors import _approximate
 
     n, d, m, seed = spec["n"], spec["d"], spec["m"], spec["seed"]
-    _, _, Q, _ = dataset(n, d, m, seed)
+    _, _, Q, _ = dataset(n, d, m, seed, spec.get("law", "mixture"))
     builds = []
     original = _approximate.ApproximateIndex._build
 
@@ -340,7 +393,7 @@ def counts_from_rows(backend: str, rows: np.ndarray) -> Any:
 def child_sampled(spec: dict) -> dict:
     """Quality of exact and of each contender with the count tables of the same sampled rows."""
     n, d, m, seed = spec["n"], spec["d"], spec["m"], spec["seed"]
-    X, Y, Q, YQ = dataset(n, d, m, seed)
+    X, Y, Q, YQ = dataset(n, d, m, seed, spec.get("law", "mixture"))
     sample = np.sort(np.random.default_rng([seed, 1]).choice(m, size=min(spec["recall_queries"], m), replace=False))
     rows = np.sort(np.random.default_rng([seed, 3]).choice(n, size=spec["quality_rows"], replace=False))
     out: dict[str, Any] = {"n": n, "d": d, "rows": len(rows), "quality": {}}
@@ -361,15 +414,19 @@ def child_sampled(spec: dict) -> dict:
     return out
 
 
-def sampled_table(results: list[dict]) -> str:
-    lines = ["| n x d | rows counted | contender | backend_ | leave-one-out recall@10 | < 0.5 | P@1 | P@5 | micro-F1 "
-             "| P@1 - exact | P@5 - exact | micro-F1 - exact |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+def sampled_table(results: list[dict], law: str | None = None) -> str:
+    """The table of ``--quality-rows``; with ``law``, a first column names it."""
+    first = f"| {law} " if law else ""
+    lines = [("| law " if law else "")
+             + "| n x d | rows counted | contender | backend_ | leave-one-out recall@10 | < 0.5 | P@1 | P@5 | micro-F1 "
+             "| P@1 - exact | P@5 - exact | micro-F1 - exact |",
+             ("|---" if law else "") + "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         ex = r["quality"]["exact"]
         for name, q in r["quality"].items():
             diff = [fmt(q[key] - ex[key], 4) for key in ("p1", "p5", "micro_f1")]
             low = q.get("loo_low_recall", 0.0 if name == "exact" else None)  # exact is the reference
-            lines.append(f"| {r['n']:,} x {r['d']} | {r['rows']:,} | {name} | {q['backend_']} "
+            lines.append(f"{first}| {r['n']:,} x {r['d']} | {r['rows']:,} | {name} | {q['backend_']} "
                          f"| {fmt(q.get('loo_recall', 1.0))} | {share(low)} "
                          f"| {fmt(q['p1'], 4)} | {fmt(q['p5'], 4)} "
                          f"| {fmt(q['micro_f1'], 4)} | {' | '.join(diff)} |")
@@ -592,11 +649,14 @@ def share(x: Any) -> str:
     return f"{100 * x:.2f}%" if 0 < 100 * x < 0.1 else f"{100 * x:.1f}%"
 
 
-def main_table(results: list[dict], args: argparse.Namespace) -> str:
+def main_table(results: list[dict], args: argparse.Namespace, law: str | None = None) -> str:
+    """The table of the timed runs; with ``law``, a first column names it."""
+    first = f"| {law} " if law else ""
     lines = [
-        "| n x d | contender | backend_ | build s | fit s | predict s | end to end s | x exact | CPU s | x exact (CPU) "
-        "| recall@10 | < 0.5 | recall_ | low_recall_share_ | P@1 | P@5 | micro-F1 | peak MB |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        ("| law " if law else "")
+        + "| n x d | contender | backend_ | build s | fit s | predict s | end to end s | x exact | CPU s "
+        "| x exact (CPU) | recall@10 | < 0.5 | recall_ | low_recall_share_ | P@1 | P@5 | micro-F1 | peak MB |",
+        ("|---" if law else "") + "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     by_size: dict[tuple, dict] = {}
     for r in results:
@@ -605,15 +665,16 @@ def main_table(results: list[dict], args: argparse.Namespace) -> str:
         exact = rows.get("exact", {})
         for name, r in rows.items():
             if "error" in r:
-                lines.append(f"| {n:,} x {d} | {name} | failed: {r['error']} |" + " |" * 15)
+                lines.append(f"{first}| {n:,} x {d} | {name} | failed: {r['error']} |" + " |" * 15)
                 continue
             ratio = exact.get("end_to_end", float("nan")) / r["end_to_end"] if exact.get("end_to_end") else None
             ratio_cpu = (exact["end_to_end_cpu"] / r["end_to_end_cpu"]
                          if exact.get("end_to_end_cpu") and r.get("end_to_end_cpu") else None)
             star = " *" if r.get("extrapolated") else ""
             lines.append(
-                f"| {n:,} x {d} | {name} | {r.get('backend_', '-')} | {fmt(r['build'], 1)} | {fmt(r['fit'], 1)}{star} "
-                f"| {fmt(r['predict'], 1)} | {fmt(r['end_to_end'], 1)}{star} | {fmt(ratio, 2)} "
+                f"{first}| {n:,} x {d} | {name} | {r.get('backend_', '-')} | {fmt(r['build'], 1)} "
+                f"| {fmt(r['fit'], 1)}{star} | {fmt(r['predict'], 1)} | {fmt(r['end_to_end'], 1)}{star} "
+                f"| {fmt(ratio, 2)} "
                 f"| {fmt(r.get('end_to_end_cpu'), 1)}{star} | {fmt(ratio_cpu, 2)} "
                 f"| {fmt(r.get('recall'))} | {share(r.get('low_recall'))} | {fmt(r.get('recall_'))} "
                 f"| {share(r.get('low_recall_share_'))} | {fmt(r.get('p1'), 4)} | {fmt(r.get('p5'), 4)} "
@@ -628,7 +689,9 @@ def main_table(results: list[dict], args: argparse.Namespace) -> str:
             else:
                 whole = ("; its predict is the exact search of the queries, and its quality columns were not "
                          "measured (``--exact-quality skip``: the whole fit would take the extrapolated time)")
-            notes.append(f"\\* exact at {r['n']:,} x {r['d']}: leave-one-out search timed on {args.exact_sample:,} "
+            of_law = f" (law ``{law}``)" if law else ""
+            sampled = r.get("sampled", args.exact_sample)  # a log of a run before the rows sampled were recorded
+            notes.append(f"\\* exact at {r['n']:,} x {r['d']}{of_law}: leave-one-out search timed on {sampled:,} "
                          f"sampled rows against the full index and extrapolated linearly to {r['n']:,} rows{whole}.")
     return "\n".join(lines + [""] + notes)
 
@@ -681,8 +744,49 @@ def to_rst(markdown: str) -> str:
     return "\n".join(out) + "\n"
 
 
+def law_of(row: dict) -> str:
+    """The law of a result row (a row of a log written before the laws were: the label mixture)."""
+    return row.get("law", "mixture")
+
+
+def describe_law(law: str, params: dict | None = None) -> str:
+    """A law in words (``params``: the clustered law's parameters a run recorded; default: tail.LAWS now)."""
+    if law == "mixture":
+        return (f"the label mixture of this script ({N_LABELS} labels, {LABELS_PER_ROW} a row (Zipf), a row the mean "
+                f"of its labels' prototypes plus noise {NOISE})")
+    p = params or law_params(law)
+    return ("``clustered`` of benchmarks/tail.py, labels owned by clusters: "
+            f"{p['n_clusters']:,} clusters, latent dimension {p['latent_dim']}, spread {p['spread']}, "
+            f"noise {p['noise']}, skew {p['skew']}, bend {p['bend']}")
+
+
+def by_law(results: list[dict], table: Any) -> str:
+    """``table(rows, law)`` of every law's rows, each under a heading, its rows labelled by the law; the rows of
+    the label mixture alone (its runs and every log written before the laws were) make one table as before."""
+    laws = list(dict.fromkeys(law_of(r) for r in results))
+    if laws in ([], ["mixture"]):
+        return table(results, None)
+    sections = []
+    for law in laws:
+        rows = [r for r in results if law_of(r) == law]
+        params = next((r["law_params"] for r in rows if r.get("law_params")), None)
+        sections.append(f"Law ``{law}``: {describe_law(law, params)}.\n\n" + table(rows, law))
+    return "\n\n".join(sections)
+
+
+def where(law: str) -> str:
+    """A progress line's prefix: the law, but for the label mixture (whose lines read as before the laws)."""
+    return "" if law == "mixture" else f"{law} "
+
+
+def law_record(law: str) -> dict:
+    """What a result row records of a clustered law's parameters (the heading of its table, read from a log)."""
+    params = law_params(law)
+    return {"law_params": params} if params else {}
+
+
 def tables(results: list[dict], saved: list[dict], args: argparse.Namespace) -> str:
-    text = main_table(results, args)
+    text = by_law(results, lambda rows, law: main_table(rows, args, law))
     if saved:
         text += "\n\nA saved model, loaded in a fresh process, predicting the queries:\n\n" + saved_table(saved)
         text += "\n\n(build of that model: " + ", ".join(f"{r['label']}: {r['build']:.1f} s" for r in saved[::2]) + ")"
@@ -691,7 +795,8 @@ def tables(results: list[dict], saved: list[dict], args: argparse.Namespace) -> 
 
 def read_logs(paths: list[str]) -> tuple[list[dict], list[dict]]:
     """The contender rows and the saved-model rows that earlier runs printed (their stdout), in
-    order; a later row of the same size and contender replaces an earlier one."""
+    order; a later row of the same law, size and contender replaces an earlier one (a row without a law:
+    the label mixture)."""
     rows: dict[tuple, dict] = {}
     saved: dict[tuple, dict] = {}
     for path in paths:
@@ -709,7 +814,7 @@ def read_logs(paths: list[str]) -> tuple[list[dict], list[dict]]:
                          "include": include, "bytes": best.get(f"bytes_{include}"), "build": best["build"], **r}
                 saved[(r["label"], include)] = r
             elif "contender" in r:
-                rows[(r["n"], r["d"], r["contender"])] = r
+                rows[(law_of(r), r["n"], r["d"], r["contender"])] = r
     return list(rows.values()), list(saved.values())
 
 
@@ -725,6 +830,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--queries", type=int, default=10_000)
     parser.add_argument("--recall-queries", type=int, default=2_000)
     parser.add_argument("--contenders", nargs="+", default=CONTENDERS)
+    parser.add_argument("--laws", "--law", nargs="+", choices=LAWS,
+                        help="the data laws, each a section of the output (default mixture); with --from-log: "
+                        "the rows of these laws only")
     parser.add_argument("--pynndescent-at", type=int, nargs="*", default=[100_000])
     parser.add_argument("--workers", type=int, default=2, help="worker processes of the dask-* contenders")
     parser.add_argument("--exact-sample-above", type=int, default=500_000)
@@ -761,6 +869,8 @@ def main(argv: list[str] | None = None) -> None:
 
     threads = len(os.sched_getaffinity(0))
     header = f"{threads} CPUs, mlneighbors from {Path(__file__).resolve().parent.parent}, seed {args.seed}"
+    if args.tune and args.laws and args.laws != ["mixture"]:
+        parser.error(f"--tune {args.tune} measures the label-mixture law only, not --laws {' '.join(args.laws)}")
     if args.tune:
         watchdog(int(args.max_rss_gb * 2**30))
         print(f"# scale.py --tune {args.tune}: {header}", flush=True)
@@ -800,6 +910,9 @@ def main(argv: list[str] | None = None) -> None:
         results, saved = read_logs(args.from_log)
         if args.saved_from:
             saved = read_logs([args.saved_from])[1]
+        if args.laws:
+            results = [r for law in args.laws for r in results if law_of(r) == law]
+            saved = [r for r in saved if law_of(r) in args.laws]
         text = tables(results, saved, args)
         print(text)
         if args.out:
@@ -813,16 +926,20 @@ def main(argv: list[str] | None = None) -> None:
         args.queries, args.recall_queries, args.exact_sample_above, args.exact_sample = 2000, 500, 30_000, 2000
         args.saved_at = sizes[-1][0]
         args.pynndescent_at = []
+    laws = args.laws or ["mixture"]
+    if laws != ["mixture"]:  # a run of the label mixture alone prints what it printed before the laws
+        header += f"; laws {' '.join(laws)}"
     print(f"# scale.py: {header}; sizes {sizes}; {args.queries} queries; k={K}", flush=True)
     if args.quality_rows:
         found = []
-        for n, d in sizes:
-            spec = {"kind": "sampled", "n": n, "d": d, "m": args.queries, "seed": args.seed,
-                    "recall_queries": args.recall_queries, "quality_rows": args.quality_rows,
-                    "contenders": [c for c in args.contenders if c != "exact"], "max_rss_gb": args.max_rss_gb}
-            found.append(run_child(spec, log=sys.stderr))
-            print(f"  {n} x {d}: {json.dumps(found[-1])}", flush=True)
-        text = sampled_table([r for r in found if "error" not in r])
+        for law in laws:
+            for n, d in sizes:
+                spec = {"kind": "sampled", "law": law, "n": n, "d": d, "m": args.queries, "seed": args.seed,
+                        "recall_queries": args.recall_queries, "quality_rows": args.quality_rows,
+                        "contenders": [c for c in args.contenders if c != "exact"], "max_rss_gb": args.max_rss_gb}
+                found.append({"law": law, **law_record(law), **run_child(spec, log=sys.stderr)})
+                print(f"  {where(law)}{n} x {d}: {json.dumps(found[-1])}", flush=True)
+        text = by_law([r for r in found if "error" not in r], sampled_table)
         print("\n" + text)
         if args.out:
             write_out(args.out, f"<!-- scale.py: {header}; quality rows {args.quality_rows} -->\n\n" + text + "\n")
@@ -831,29 +948,32 @@ def main(argv: list[str] | None = None) -> None:
     saved: list[dict] = []
     save_dir = tempfile.mkdtemp(prefix="mlneighbors-scale-")
     log = sys.stderr
-    for n, d in sizes:
-        names = list(args.contenders) + (["pynndescent"] if n in args.pynndescent_at else [])
-        for name in names:
-            spec = {"n": n, "d": d, "m": args.queries, "seed": args.seed, "contender": name,
-                    "recall_queries": args.recall_queries, "exact_sample_above": args.exact_sample_above,
-                    "exact_sample": args.exact_sample, "exact_quality": args.exact_quality, "workers": args.workers,
-                    "max_rss_gb": args.max_rss_gb,
-                    "save_dir": save_dir if n == args.saved_at and name not in ("exact", "pynndescent") else None}
-            t = time.perf_counter()
-            r = {"n": n, "d": d, "contender": name, **run_child(spec, log)}
-            print(f"  {n} x {d} {name}: {time.perf_counter() - t:.0f} s "
-                  + json.dumps({k: v for k, v in r.items() if not k.startswith("path")}), flush=True)
-            results.append(r)
-        at = [r for r in results if r["n"] == n and r["d"] == d and "path_with" in r]
-        if at:
-            best = min(at, key=lambda r: r["end_to_end"])
-            for include in ("with", "without"):
-                spec = {"kind": "load", "n": n, "d": d, "m": args.queries, "seed": args.seed,
-                        "path": best[f"path_{include}"], "max_rss_gb": args.max_rss_gb}
-                r = run_child(spec, log)
-                saved.append({"label": f"{best['contender']} ({best['backend_']}) at {n:,} x {d}", "include": include,
-                              "bytes": best[f"bytes_{include}"], "build": best["build"], **r})
-                print(f"  saved {include} index: {json.dumps(saved[-1])}", flush=True)
+    for law in laws:
+        for n, d in sizes:
+            names = list(args.contenders) + (["pynndescent"] if n in args.pynndescent_at else [])
+            for name in names:
+                spec = {"law": law, "n": n, "d": d, "m": args.queries, "seed": args.seed, "contender": name,
+                        "recall_queries": args.recall_queries, "exact_sample_above": args.exact_sample_above,
+                        "exact_sample": args.exact_sample, "exact_quality": args.exact_quality,
+                        "workers": args.workers, "max_rss_gb": args.max_rss_gb,
+                        "save_dir": save_dir if n == args.saved_at and name not in ("exact", "pynndescent") else None}
+                t = time.perf_counter()
+                r = {"n": n, "d": d, "contender": name, "law": law, **law_record(law), **run_child(spec, log)}
+                print(f"  {where(law)}{n} x {d} {name}: {time.perf_counter() - t:.0f} s "
+                      + json.dumps({k: v for k, v in r.items() if not k.startswith("path")}), flush=True)
+                results.append(r)
+            at = [r for r in results if law_of(r) == law and r["n"] == n and r["d"] == d and "path_with" in r]
+            if at:
+                best = min(at, key=lambda r: r["end_to_end"])
+                label = f"{best['contender']} ({best['backend_']}) at {n:,} x {d}" + (
+                    f", law {law}" if law != "mixture" else "")
+                for include in ("with", "without"):
+                    spec = {"kind": "load", "law": law, "n": n, "d": d, "m": args.queries, "seed": args.seed,
+                            "path": best[f"path_{include}"], "max_rss_gb": args.max_rss_gb}
+                    r = run_child(spec, log)
+                    saved.append({"label": label, "include": include, "law": law,
+                                  "bytes": best[f"bytes_{include}"], "build": best["build"], **r})
+                    print(f"  saved {include} index: {json.dumps(saved[-1])}", flush=True)
     for path in Path(save_dir).glob("*.skops"):
         path.unlink()
     os.rmdir(save_dir)
