@@ -105,6 +105,7 @@ WHY = ("--backend auto runs the exact search: 391 x 72: an approximate index wou
        "hnswlib is installed (pip install 'mlneighbors[faiss]')")
 
 
+@pytest.mark.requires("skops")  # its last part writes a model file
 def test_auto_without_an_approximate_library_says_why_it_runs_exact(approximate_wins, shared_data, tmp_path,
                                                                     capsys, monkeypatch):
     _no_approximate_library(monkeypatch)

@@ -27,6 +27,7 @@ TABLE = {
     "torch": (True, ("euclidean", "cosine"), True, True, True, False, (), False),
     "faiss-ivf": (False, ("euclidean", "cosine"), True, False, True, True, (), False),
     "faiss-hnsw": (False, ("euclidean", "cosine"), True, False, True, True, (), False),
+    "faiss-union": (False, ("euclidean", "cosine"), True, False, True, True, (), False),
     "hnswlib": (False, ("euclidean", "cosine"), True, False, True, True, (), False),
     "pynndescent": (False, ("euclidean", "cosine", "manhattan"), True, False, True, False, (), False),
     "pca-window": (False, ("cosine",), True, False, False, False, (), False),

@@ -31,7 +31,7 @@ from mlneighbors.neighbors._check import CHECKS, brute_force, check_data, expect
 from ._twins import twin_kneighbors
 
 #: the libraries behind the registered backends ("dask": tests/test_dask.py, with a cluster)
-LIBRARY = {"torch": "torch", "faiss-ivf": "faiss", "faiss-hnsw": "faiss", "hnswlib": "hnswlib",
+LIBRARY = {"torch": "torch", "faiss-ivf": "faiss", "faiss-hnsw": "faiss", "faiss-union": "faiss", "hnswlib": "hnswlib",
            "pynndescent": "pynndescent"}
 SLOW = {"pynndescent"}  # the first build compiles numba kernels
 
