@@ -793,6 +793,23 @@ def tables(results: list[dict], saved: list[dict], args: argparse.Namespace) -> 
     return text
 
 
+def compact_table(results: list[dict]) -> str:
+    """The quality a user sees, per law and contender, in eight columns (a page's width): end to
+    end seconds and the ratio to exact's, the recall@10 of the test rows and their share below
+    one half, and the model's P@1, P@5 and micro-F1."""
+    exact = {(law_of(r), r["n"], r["d"]): r for r in results if r["contender"] == "exact"}
+    text = ("| law | n x d | contender | end to end s (x exact) | recall@10 | below 0.5 | P@1 | P@5 | micro-F1 |\n"
+            + "|---" * 9 + "|\n")
+    for r in results:
+        base = exact.get((law_of(r), r["n"], r["d"]))
+        ratio = f" ({base['end_to_end'] / r['end_to_end']:.2f})" if base else ""
+        name = r["contender"] + (f" ({r['backend_']})" if r["contender"] == "auto" else "")
+        share = f"{100 * r['low_recall']:.2f} %" if r.get("low_recall") is not None else "-"
+        text += (f"| {law_of(r)} | {r['n']:,} x {r['d']} | {name} | {r['end_to_end']:.1f}{ratio} | {fmt(r['recall'])} "
+                 f"| {share} | {fmt(r['p1'], 4)} | {fmt(r['p5'], 4)} | {fmt(r['micro_f1'], 4)} |\n")
+    return text
+
+
 def read_logs(paths: list[str]) -> tuple[list[dict], list[dict]]:
     """The contender rows and the saved-model rows that earlier runs printed (their stdout), in
     order; a later row of the same law, size and contender replaces an earlier one (a row without a law:
@@ -853,6 +870,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--from-log", nargs="+",
                         help="the tables of earlier runs' logs (their stdout), run nothing; with --tune crossover: "
                         "fit the models to the rows of an earlier run's log")
+    parser.add_argument("--compact", action="store_true",
+                        help="with --from-log: one table of eight columns (time, recall, its tail, the model's "
+                        "quality) instead of the full ones")
     parser.add_argument("--saved-from", help="with --from-log: the saved-model rows of this log only (a later "
                         "measurement of loading, beside the contender rows of the other logs)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
@@ -913,7 +933,7 @@ def main(argv: list[str] | None = None) -> None:
         if args.laws:
             results = [r for law in args.laws for r in results if law_of(r) == law]
             saved = [r for r in saved if law_of(r) in args.laws]
-        text = tables(results, saved, args)
+        text = compact_table(results) if args.compact else tables(results, saved, args)
         print(text)
         if args.out:
             made = " ".join(Path(p).name for p in args.from_log)
