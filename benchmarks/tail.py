@@ -25,9 +25,10 @@ Contenders (``--contenders``; a name, then ``:key=value,...``):
   faiss-ivf; default calibration without ``@R``), built, calibrated and searched as a model does;
 - ``hnsw:ef=E[,M=48,efc=40]``: faiss ``IndexHNSWFlat`` at a fixed ``efSearch``, its k (k + 1 for leave-one-out)
   candidates re-ranked in float64 (``M``/``efc``: a graph with more links and a wider construction);
-- ``union:ef=E,nprobe=P[,M=48,efc=40]``: the HNSW candidates and those of an IVF with 8-bit scalar-quantised codes
-  (``IndexIVFScalarQuantizer`` SQ8, sqrt(n) lists, 2k candidates at ``nprobe``), merged and re-ranked in float64:
-  two structures whose failures need not coincide;
+- ``union:ef=E,nprobe=P[,M=48,efc=40,lists=1,cand=2]``: the HNSW candidates and those of an IVF with 8-bit
+  scalar-quantised codes (``IndexIVFScalarQuantizer`` SQ8, ``lists`` x sqrt(n) lists, ``cand`` x k candidates at
+  ``nprobe``), merged and re-ranked in float64: two structures whose failures need not coincide (the library's
+  ``"faiss-union"`` is ``M=64,efc=200,lists=1,cand=2`` with ``ef`` calibrated from 64 up);
 - ``seeded:ef=E,probe=P[,lists=F]``: HNSW's level-0 search (``search_level_0``, all entry points enqueued) started
   from ``P`` entry points given by a coarse quantizer of ``F`` x sqrt(n) k-means centroids (entry point of a
   centroid: the indexed row nearest to it), instead of the greedy descent through the upper levels;
@@ -351,8 +352,13 @@ def hnsw_candidates(S: Structures, Q32: np.ndarray, m: int, ef: int, M: int = 48
     return index.search(Q32, m, params=params)[1]
 
 
-def ivf_candidates(S: Structures, Q32: np.ndarray, m: int, nprobe: int) -> np.ndarray:
-    index = S.sq8(int(round(math.sqrt(S.n))))
+def union_nlist(S: Structures, p: dict) -> int:
+    """The IVF lists of a union: ``lists`` (default 1) x sqrt(n)."""
+    return int(round(p.get("lists", 1) * math.sqrt(S.n)))
+
+
+def ivf_candidates(S: Structures, Q32: np.ndarray, m: int, nprobe: int, nlist: int | None = None) -> np.ndarray:
+    index = S.sq8(nlist if nlist is not None else int(round(math.sqrt(S.n))))
     params = S.faiss.SearchParametersIVF()
     params.nprobe = nprobe
     return index.search(Q32, m, params=params)[1]
@@ -426,9 +432,10 @@ def run_prototype(S: Structures, name: str, p: dict, X: np.ndarray, Q: np.ndarra
             keys[:] = [("hnsw", M, efc)]
             return hnsw_candidates(S, Qv, m, ef, M, efc)
         if name == "union":
-            nlist = int(round(math.sqrt(S.n)))
+            nlist = union_nlist(S, p)
             keys[:] = [("hnsw", M, efc), ("kmeans", nlist), ("sq8", nlist)]
-            return np.hstack([hnsw_candidates(S, Qv, m, ef, M, efc), ivf_candidates(S, Qv, 2 * m, p["nprobe"])])
+            return np.hstack([hnsw_candidates(S, Qv, m, ef, M, efc),
+                              ivf_candidates(S, Qv, p.get("cand", 2) * m, p["nprobe"], nlist)])
         if name in ("seeded", "seeded+"):
             nlist = int(round(p.get("lists", 4) * math.sqrt(S.n)))
             keys[:] = [("hnsw", 48, 40), ("kmeans", nlist), ("seeds", nlist)]
@@ -492,7 +499,8 @@ def union_components(S: Structures, p: dict, X: np.ndarray, loo_rows: np.ndarray
     m = K + 1
     ef, M, efc = p.get("ef", 64), p.get("M", 48), p.get("efc", 40)
     h = rerank(S.X, X[loo_rows], hnsw_candidates(S, L32, m, ef, M, efc), K, loo_rows)[0]
-    v = rerank(S.X, X[loo_rows], ivf_candidates(S, L32, 2 * m, p["nprobe"]), K, loo_rows)[0]
+    v = rerank(S.X, X[loo_rows], ivf_candidates(S, L32, p.get("cand", 2) * m, p["nprobe"], union_nlist(S, p)), K,
+               loo_rows)[0]
     hr, vr = per_query_recall(h, exact_loo), per_query_recall(v, exact_loo)
     ur = per_query_recall(union_loo, exact_loo)
     hu, vu = per_query_recall(h, union_loo), per_query_recall(v, union_loo)
