@@ -794,20 +794,23 @@ def tables(results: list[dict], saved: list[dict], args: argparse.Namespace) -> 
 
 
 def compact_table(results: list[dict]) -> str:
-    """The quality a user sees, per law and contender, in eight columns (a page's width): end to
-    end seconds and the ratio to exact's, the recall@10 of the test rows and their share below
+    """The quality a user sees, one table of seven columns (a page's width) per law and size: end
+    to end seconds and the ratio to exact's, the recall@10 of the test rows and their share below
     one half, and the model's P@1, P@5 and micro-F1."""
     exact = {(law_of(r), r["n"], r["d"]): r for r in results if r["contender"] == "exact"}
-    text = ("| law | n x d | contender | end to end s (x exact) | recall@10 | below 0.5 | P@1 | P@5 | micro-F1 |\n"
-            + "|---" * 9 + "|\n")
-    for r in results:
-        base = exact.get((law_of(r), r["n"], r["d"]))
-        ratio = f" ({base['end_to_end'] / r['end_to_end']:.2f})" if base else ""
-        name = r["contender"] + (f" ({r['backend_']})" if r["contender"] == "auto" else "")
-        share = f"{100 * r['low_recall']:.2f} %" if r.get("low_recall") is not None else "-"
-        text += (f"| {law_of(r)} | {r['n']:,} x {r['d']} | {name} | {r['end_to_end']:.1f}{ratio} | {fmt(r['recall'])} "
-                 f"| {share} | {fmt(r['p1'], 4)} | {fmt(r['p5'], 4)} | {fmt(r['micro_f1'], 4)} |\n")
-    return text
+    text = ""
+    for key in dict.fromkeys((law_of(r), r["n"], r["d"]) for r in results):
+        law, n, d = key
+        base = exact.get(key)
+        text += (f"\nLaw ``{law}``, {n:,} x {d}:\n\n"
+                 "| contender | s (x exact) | recall@10 | below 0.5 | P@1 | P@5 | micro-F1 |\n" + "|---" * 7 + "|\n")
+        for r in (r for r in results if (law_of(r), r["n"], r["d"]) == key):
+            ratio = f" ({base['end_to_end'] / r['end_to_end']:.2f})" if base else ""
+            name = r["contender"] + (f" ({r['backend_']})" if r["contender"] == "auto" else "")
+            share = f"{100 * r['low_recall']:.2f} %" if r.get("low_recall") is not None else "-"
+            text += (f"| {name} | {r['end_to_end']:.1f}{ratio} | {fmt(r['recall'])} | {share} "
+                     f"| {fmt(r['p1'], 4)} | {fmt(r['p5'], 4)} | {fmt(r['micro_f1'], 4)} |\n")
+    return text.lstrip("\n")
 
 
 def read_logs(paths: list[str]) -> tuple[list[dict], list[dict]]:
