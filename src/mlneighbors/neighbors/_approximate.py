@@ -412,6 +412,24 @@ class ApproximateIndex(BaseIndex):
         self.query_low_recall_share_ = float(state.get("query_low_recall_share", float("nan")))
 
 
+def _faiss_bytes(faiss: ModuleType, index: Any, flags: int = 0) -> bytes:
+    """A faiss index written with ``write_index`` (``flags``) as bytes, which load without a copy."""
+    writer = faiss.VectorIOWriter()
+    faiss.write_index(index, writer, flags)
+    return _seen(faiss, writer.data).tobytes()
+
+
+def _read_faiss(faiss: ModuleType, raw: Any, name: str, part: str) -> Any:
+    """The faiss index of saved bytes ``raw`` (``part``: what it is, for the message); a
+    ``ValueError`` naming the index when they are missing or faiss cannot read them."""
+    if not isinstance(raw, (bytes, memoryview)):
+        raise ValueError(f"the saved {name} index is damaged: no serialized {part}")
+    try:
+        return faiss.read_index(_BytesReader(faiss, raw).reader)
+    except Exception as exc:  # faiss raises RuntimeError on what it cannot read
+        raise ValueError(f"the saved {name} index is damaged: faiss cannot read its {part} ({exc})") from None
+
+
 class _FaissBase(ApproximateIndex):
     module: ClassVar[str] = "faiss"
     extra: ClassVar[str] = "faiss"
@@ -445,22 +463,15 @@ class _FaissBase(ApproximateIndex):
 
     def _export_library(self) -> dict[str, Any]:
         faiss = self._library()
-        writer = faiss.VectorIOWriter()
-        faiss.write_index(self._index, writer, getattr(faiss, self._io_flags) if self._io_flags else 0)
-        return {"faiss_index": _seen(faiss, writer.data).tobytes()}  # bytes: loaded without a copy
+        flags = getattr(faiss, self._io_flags) if self._io_flags else 0
+        return {"faiss_index": _faiss_bytes(faiss, self._index, flags)}
 
     def _import_library(self, data: dict[str, Any]) -> None:
         faiss = self._library()
         raw = data.get("faiss_index")
         if isinstance(raw, np.ndarray) and raw.dtype == np.uint8 and raw.ndim == 1:  # layout 1
             raw = raw.data
-        if not isinstance(raw, (bytes, memoryview)):
-            raise ValueError(f"the saved {self.name} index is damaged: no serialized faiss index")
-        source = _BytesReader(faiss, raw)
-        try:
-            index = faiss.read_index(source.reader)
-        except Exception as exc:  # faiss raises RuntimeError on what it cannot read
-            raise ValueError(f"the saved {self.name} index is damaged: faiss cannot read it ({exc})") from None
+        index = _read_faiss(faiss, raw, self.name, "faiss index")
         if index.d != self.n_features_in_ or index.ntotal != self.n_samples_fit_:
             raise ValueError(
                 f"the saved {self.name} index is damaged: it holds {index.ntotal} vectors of {index.d} "
@@ -917,21 +928,12 @@ class FaissUnionIndex(FaissHNSWIndex):
         super().__setstate__(state)
 
     def _export_library(self) -> dict[str, Any]:
-        faiss = self._library()
-        writer = faiss.VectorIOWriter()
-        faiss.write_index(self._ivf, writer)
-        return {**super()._export_library(), "faiss_ivf": _seen(faiss, writer.data).tobytes()}
+        return {**super()._export_library(), "faiss_ivf": _faiss_bytes(self._library(), self._ivf)}
 
     def _import_library(self, data: dict[str, Any]) -> None:
         super()._import_library(data)
         faiss = self._library()
-        raw = data.get("faiss_ivf")
-        if not isinstance(raw, (bytes, memoryview)):
-            raise ValueError(f"the saved {self.name} index is damaged: no serialized faiss IVF")
-        try:
-            ivf = faiss.read_index(_BytesReader(faiss, raw).reader)
-        except Exception as exc:  # faiss raises RuntimeError on what it cannot read
-            raise ValueError(f"the saved {self.name} index is damaged: faiss cannot read its IVF ({exc})") from None
+        ivf = _read_faiss(faiss, data.get("faiss_ivf"), self.name, "faiss IVF")
         if ivf.d != self.n_features_in_:
             raise ValueError(f"the saved {self.name} index is damaged: its IVF holds vectors of {ivf.d} features")
         self._quantizer = _checked_ivf(faiss, ivf, self.n_samples_fit_, self.name)
