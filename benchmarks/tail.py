@@ -525,11 +525,8 @@ def clopper_pearson_upper(count: int, n: int, alpha: float = 0.05) -> float:
 
 
 def fmt(x: Any, digits: int = 4) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "-"
-    if isinstance(x, float):
-        return f"{x:.{digits}f}" if abs(x) < 100 else f"{x:.0f}"
-    return str(x)
+    """A table cell: scale.py's, with four digits."""
+    return _scale_benchmark().fmt(x, digits)
 
 
 def share(x: float) -> str:
