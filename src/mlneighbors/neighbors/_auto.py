@@ -370,6 +370,27 @@ class AutoIndex(BaseIndex):
         index.set_params(**{key: value for key, value in given.items() if key in accepted})
         return index
 
+    def pick(self, X: Any) -> BaseIndex:
+        """The unbuilt index that ``build(X)`` would build (with this index's settings): what
+        a search that builds its own copies (BKNN's per-label indexes) uses instead of ``"auto"``.
+
+        Parameters
+        ----------
+        X : array-like or CSR of shape (n_samples, n_features)
+
+        Returns
+        -------
+        index : BaseIndex
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from mlneighbors.neighbors import AutoIndex
+        >>> AutoIndex().pick(np.zeros((100, 4))).name
+        'exact'
+        """
+        return self._inner(self.choose(X).backend)
+
     def _build(self, X: Any) -> None:
         choice = self.choose(X)
         self.index_ = self._inner(choice.backend).build(X)

@@ -301,10 +301,10 @@ class LabelRestrictedIndex:
         # a neighbour cache (shared by the models of a split) serves global top-k queries
         # only: the label-restricted search uses the index it wraps
         index = getattr(self.index, "wrapped", self.index)
-        if callable(getattr(index, "choose", None)) and callable(getattr(index, "_inner", None)):
+        if callable(getattr(index, "pick", None)):
             # "auto" picks once, for the whole training set: its pick for n rows is the pick for
             # fewer (a label's members), and an exact pick gets the masked global search
-            index = index._inner(index.choose(X).backend)
+            index = index.pick(X)
         self._picked = index
         if getattr(index, "metric", None) in get_capabilities(index).label_masking:
             self._search: Any = _MaskedSearch(X, Y, self.n_per_label, index.metric)
