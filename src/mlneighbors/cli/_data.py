@@ -27,10 +27,14 @@ if TYPE_CHECKING:  # numpy and scipy are imported by the commands that read data
 SCALES = ("minmax", "standard", "none")
 
 
-def add_data_args(p: argparse.ArgumentParser, *, test: bool = True, data_help: str | None = None) -> None:
-    p.add_argument("data", metavar="DATA",
-                   help=data_help or "a registered dataset (see 'mlneighbors datasets') or a data file: Mulan/MEKA "
-                                     "ARFF (.arff[.gz]), libsvm (.svm), MATLAB (.mat), CSV (.csv)")
+def add_data_args(p: argparse.ArgumentParser, *, test: bool = True, data_help: str | None = None,
+                  data: bool = True) -> None:
+    """DATA, ``--test`` (``test``), the options for reading a data file and ``--data-home``;
+    ``data=False``: no DATA argument (benchmark names its datasets with ``--datasets``)."""
+    if data:
+        p.add_argument("data", metavar="DATA",
+                       help=data_help or "a registered dataset (see 'mlneighbors datasets') or a data file: Mulan/MEKA "
+                                         "ARFF (.arff[.gz]), libsvm (.svm), MATLAB (.mat), CSV (.csv)")
     if test:
         p.add_argument("--test", metavar="FILE", help="a test file (same format and options as DATA)")
     group = p.add_argument_group("reading a data file")

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from .. import __version__
 from .._progress import listen
 from ..exceptions import ChecksumError, DatasetNotFoundError
+from ._benchmark import add_benchmark_parser
 from ._commands import (
     DEFAULT_OUT,
     cmd_compare,
@@ -88,6 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--models", required=True, metavar="A,B,C", help=f"comma-separated: {names}")
     _evaluate_args(p)
     p.set_defaults(func=cmd_compare)
+
+    add_benchmark_parser(sub, models_epilog)
 
     p = sub.add_parser("fit", help="fit a model on all of a dataset or file and save it (a skops file)",
                        epilog=models_epilog, formatter_class=raw)

@@ -161,10 +161,19 @@ def dask_client(args: argparse.Namespace) -> Iterator[None]:
     if args.backend != "dask":
         yield
         return
+    with cluster_client(args, "--backend dask"):
+        yield
+
+
+@contextmanager
+def cluster_client(args: argparse.Namespace, what: str) -> Iterator[Any]:
+    """A Dask client connected to ``--scheduler`` or to a local cluster of ``--workers``
+    processes (closed after the run), the default client while it lasts; ``what`` names the
+    option that needs it, for the message when distributed is not installed."""
     try:
         import distributed
     except ImportError:
-        raise ImportError("--backend dask needs dask[distributed]: pip install 'mlneighbors[dask]'") from None
+        raise ImportError(f"{what} needs dask[distributed]: pip install 'mlneighbors[dask]'") from None
     if args.scheduler is not None:
         try:
             client = distributed.Client(args.scheduler)
@@ -172,11 +181,11 @@ def dask_client(args: argparse.Namespace) -> Iterator[None]:
             raise CLIError(f"mlneighbors {args.command}: --scheduler {args.scheduler}: no Dask scheduler can be "
                            f"reached there ({' '.join(str(exc).split())})") from None
         with client:
-            yield
+            yield client
         return
     with distributed.LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster):
-        yield
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        yield client
 
 
 def backend(args: argparse.Namespace, cmd: str) -> tuple[str | None, dict[str, Any] | None]:

@@ -38,11 +38,13 @@ class _Store:
         self.indexes: dict[str, Any] = {}
         self.results: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
         self.searches = 0  # how many searches reached the wrapped index
+        self.requests = 0  # how many were asked for (each a search of its own without the cache)
 
     def clear(self) -> None:
         self.indexes.clear()
         self.results.clear()
         self.searches = 0
+        self.requests = 0
 
 
 class NeighborCache:
@@ -127,6 +129,11 @@ class NeighborCache:
         """Searches that reached the wrapped index (cache misses)."""
         return self._store.searches
 
+    @property
+    def requests(self) -> int:
+        """Searches asked for (``query`` calls), hits and misses: what separate searches would run."""
+        return self._store.requests
+
     def clear(self) -> None:
         """Forget every built index and result (in every copy)."""
         self._store.clear()
@@ -155,6 +162,7 @@ class NeighborCache:
         k = check_k(k, self.n_samples_fit_)  # before a cached result is sliced with it
         index = self._store.indexes[self._key]
         slot = (self._key, fingerprint(Q))
+        self._store.requests += 1
         cached = self._store.results.get(slot)
         if cached is None or cached[1].shape[1] < k:
             want = max(k, self.k_max or 0)

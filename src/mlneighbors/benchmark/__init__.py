@@ -1,0 +1,50 @@
+"""Benchmarks a paper can cite: every model on many datasets, resumable, into a results store.
+
+:func:`run_benchmark` runs models x datasets x folds x metrics into a SQLite results store
+(:class:`Store`), one transaction per finished cell, sharing each fold's neighbour search
+between the models; run again, it computes only what is missing.  :func:`read_rows` reads the
+results back as ``(dataset, model, fold, metric, value)`` rows.  The command line:
+``mlneighbors benchmark run`` and ``mlneighbors benchmark report``.
+"""
+
+from ._run import BenchmarkData, RunSummary, folds_of, run_benchmark
+from ._report import MetricReport, Report, build_report
+from ._stats import (
+    Comparison,
+    Friedman,
+    HolmRow,
+    NemenyiPair,
+    WilcoxonPair,
+    compare,
+    critical_difference,
+    friedman,
+    holm,
+    holm_control,
+    iman_davenport,
+    nemenyi,
+    rank_table,
+    wilcoxon_pairs,
+)
+from ._store import Store, StoreError, read_rows
+
+__all__ = ["BenchmarkData", "RunSummary", "Store", "StoreError", "folds_of", "read_rows", "run_benchmark"]
+# the report of a store's rows, and the statistics (Demšar 2006) on one table of values
+__all__ += [
+    "MetricReport",
+    "Report",
+    "build_report",
+    "Comparison",
+    "Friedman",
+    "HolmRow",
+    "NemenyiPair",
+    "WilcoxonPair",
+    "compare",
+    "critical_difference",
+    "friedman",
+    "holm",
+    "holm_control",
+    "iman_davenport",
+    "nemenyi",
+    "rank_table",
+    "wilcoxon_pairs",
+]

@@ -1,0 +1,412 @@
+"""The results store of a benchmark: one SQLite file (the standard library's ``sqlite3``).
+
+Tables
+------
+``results``
+    One row per (dataset, model, fold, metric): the value (NULL for a cell that ran and
+    failed: a NaN to the statistics), the cell's seconds (its fit, predict and score; the
+    first model of a fold also pays the fold's scaling and shared neighbour search) and the
+    run that made it.  The primary key is (dataset, model, fold, metric): a row cannot be
+    stored twice.
+``failures``
+    Why a failed cell failed (the exception's type and message), one row per cell.
+``datasets``
+    Per dataset: the sha256 of its data as read (features and labels, the test part too),
+    the sha256 of its fold assignment, its shape and scaling.
+``models``
+    Per model configuration (``mlknn:k=5``): every parameter of the estimator, as JSON.
+``runs``
+    Per invocation: package version, seed, protocol, models, datasets, metrics, machine,
+    start and end (end stays NULL for a run that was killed), cells computed.
+``meta``
+    The store's schema version, the package version that wrote it and the protocol.
+
+Durability
+----------
+The store is in WAL mode and every finished cell is one transaction: a run killed at any
+point (Ctrl-C, ``kill -9``, a lost worker) loses only the cells in flight, and the next run
+of the same command computes only what is missing.  One run at a time writes a store: a run
+holds an advisory lock on the file (released by the operating system however the process
+ends), and a second one is refused in one line.
+
+What is never mixed
+-------------------
+A store holds one protocol (split or folds, repeats, seed) written by one package version;
+per dataset one data (sha256) and one fold assignment; per model configuration one set of
+parameters.  A run that differs in any of these is refused before it computes anything,
+with one line naming what differs (a new store keeps such results apart).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sqlite3
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+__all__ = ["SCHEMA_VERSION", "Store", "StoreError", "read_rows"]
+
+#: the layout of the tables; a store of another layout is refused
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    run INTEGER PRIMARY KEY AUTOINCREMENT, version TEXT NOT NULL, seed INTEGER, protocol TEXT NOT NULL,
+    models TEXT NOT NULL, datasets TEXT NOT NULL, metrics TEXT NOT NULL, machine TEXT NOT NULL,
+    command TEXT, started TEXT NOT NULL, ended TEXT, cells INTEGER NOT NULL DEFAULT 0,
+    searches INTEGER, searches_unshared INTEGER);
+CREATE TABLE IF NOT EXISTS datasets (
+    dataset TEXT PRIMARY KEY, sha256 TEXT NOT NULL, folds_sha256 TEXT NOT NULL, n_samples INTEGER NOT NULL,
+    n_features INTEGER NOT NULL, n_labels INTEGER NOT NULL, n_test INTEGER, scale TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS models (model TEXT PRIMARY KEY, params TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS results (
+    dataset TEXT NOT NULL REFERENCES datasets(dataset), model TEXT NOT NULL REFERENCES models(model),
+    fold INTEGER NOT NULL, metric TEXT NOT NULL, value REAL, seconds REAL NOT NULL,
+    run INTEGER NOT NULL REFERENCES runs(run), PRIMARY KEY (dataset, model, fold, metric));
+CREATE TABLE IF NOT EXISTS failures (
+    dataset TEXT NOT NULL, model TEXT NOT NULL, fold INTEGER NOT NULL, error TEXT NOT NULL,
+    run INTEGER NOT NULL REFERENCES runs(run), PRIMARY KEY (dataset, model, fold));
+"""
+
+
+class StoreError(Exception):
+    """A store that cannot be used as asked: one line naming the file and the problem."""
+
+
+def _lock_file(fh: Any) -> bool:
+    """An exclusive advisory lock on an open file, not waiting; False where another process
+    holds one.  POSIX ``flock`` (independent of SQLite's own ``fcntl`` locks), released by the
+    operating system however the process ends; no lock where the platform has none."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: SQLite's own locking still keeps two writers apart
+        return True
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True
+
+
+def _short(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
+class Store:
+    """A benchmark's results store (see the module's docstring for its tables and rules).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The SQLite file (created with its folder for ``write=True`` when absent).
+    write : bool, default=False
+        Open for a run: the file is locked against a second writer, a read-only or locked
+        file is refused in one line.  Without it the store is opened read-only (a report).
+    timeout : float, default=10.0
+        Seconds to wait for SQLite's lock held by another connection (a report reading while
+        the run commits) before the store counts as locked.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from mlneighbors.benchmark import Store
+    >>> path = os.path.join(tempfile.mkdtemp(), "results.sqlite")
+    >>> with Store(path, write=True) as store:
+    ...     store.protocol is None
+    True
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, write: bool = False, timeout: float = 10.0) -> None:
+        self.path = os.fspath(path)
+        self.write = write
+        self._lock_fh: Any = None
+        if not write:
+            if not os.path.isfile(self.path):
+                raise StoreError(f"no results store {self.path!r} (a 'benchmark run' writes one)")
+            self._check_is_sqlite()
+            uri = "file:" + os.path.abspath(self.path).replace("?", "%3f").replace("#", "%23") + "?mode=ro"
+            try:
+                self.db = sqlite3.connect(uri, uri=True, timeout=timeout)
+                self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            except sqlite3.Error:  # a read-only folder where the WAL's index file cannot be made
+                self.db = sqlite3.connect(uri.replace("?mode=ro", "?immutable=1"), uri=True, timeout=timeout)
+            self._check_schema()
+            return
+        folder = os.path.dirname(os.path.abspath(self.path))
+        exists = os.path.exists(self.path)
+        if exists:
+            self._check_is_sqlite()
+        # the file, and its folder (where SQLite writes the WAL beside it)
+        if (exists and not os.access(self.path, os.W_OK)) or (os.path.isdir(folder) and not os.access(folder, os.W_OK)):
+            raise StoreError(f"results store {self.path} is read-only: a run writes every cell as it finishes; "
+                             "give a writable file (a report reads a read-only store)")
+        os.makedirs(folder, exist_ok=True)
+        try:
+            self._lock_fh = open(self.path, "a+b")  # noqa: SIM115  (held for the store's life: the run's lock)
+        except OSError as exc:
+            raise StoreError(f"results store {self.path} cannot be opened for writing: {_short(exc)}") from None
+        if not _lock_file(self._lock_fh):
+            self._lock_fh.close()
+            raise StoreError(f"results store {self.path} is locked: another benchmark run is writing it; wait for it "
+                             "to end, or give another store")
+        try:
+            self.db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")  # WAL: a commit survives the process's death
+            self.db.execute("BEGIN IMMEDIATE")  # the write lock, at once: a locked store is found now
+            self.db.execute("COMMIT")
+            self.db.executescript(_SCHEMA)
+        except sqlite3.OperationalError as exc:
+            self.close()
+            raise self._translate(exc) from None
+        self._check_schema()
+
+    # ------------------------------------------------------------------ opening
+
+    def _check_is_sqlite(self) -> None:
+        try:
+            with open(self.path, "rb") as fh:
+                head = fh.read(16)
+        except OSError as exc:
+            raise StoreError(f"results store {self.path} cannot be read: {_short(exc)}") from None
+        if head and head != b"SQLite format 3\x00":
+            raise StoreError(f"{self.path} is not a results store (not an SQLite file); give a new file name "
+                             "or a store a 'benchmark run' wrote")
+
+    def _translate(self, exc: sqlite3.Error) -> StoreError:
+        text = _short(exc)
+        if "locked" in text or "busy" in text:
+            return StoreError(f"results store {self.path} is locked by another process ({text}); wait for it, "
+                              "or give another store")
+        if "readonly" in text or "read-only" in text:
+            return StoreError(f"results store {self.path} is read-only ({text}): a run writes every cell as it "
+                              "finishes; give a writable file")
+        return StoreError(f"results store {self.path}: {text}")
+
+    def _check_schema(self) -> None:
+        from .. import __version__
+
+        try:
+            rows = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
+        except sqlite3.DatabaseError as exc:
+            if "no such table" in str(exc) and not self.write:
+                raise StoreError(f"{self.path} is not a results store (no benchmark tables in it)") from None
+            raise self._translate(exc) from None
+        if not rows:
+            if self.write:
+                self._execute_many("INSERT INTO meta VALUES (?, ?)",
+                                   [("schema", str(SCHEMA_VERSION)), ("mlneighbors", __version__)])
+            self.meta = {"schema": str(SCHEMA_VERSION), "mlneighbors": __version__}
+            return
+        self.meta = rows
+        if rows.get("schema") != str(SCHEMA_VERSION):
+            raise StoreError(f"results store {self.path} has layout {rows.get('schema')}, which mlneighbors "
+                             f"{__version__} does not read (it reads layout {SCHEMA_VERSION}); use the version "
+                             f"that wrote it (mlneighbors {rows.get('mlneighbors')})")
+        if self.write and rows.get("mlneighbors") != __version__:
+            raise StoreError(f"results store {self.path} was written by mlneighbors {rows.get('mlneighbors')}, this "
+                             f"is {__version__}: results of two versions are not mixed; run into a new store (the "
+                             "report of this one still works)")
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connection (a writer: the WAL folded back into the file, which is left in
+        rollback-journal mode until the next run) and the lock."""
+        db = getattr(self, "db", None)
+        if db is not None:
+            if self.write:  # between runs the store is one file (a report or a copy needs no -wal beside it)
+                try:
+                    db.execute("PRAGMA journal_mode=DELETE")
+                except sqlite3.Error:
+                    pass
+            db.close()
+            self.db = None  # type: ignore[assignment]
+        if self._lock_fh is not None:
+            self._lock_fh.close()
+            self._lock_fh = None
+
+    # ------------------------------------------------------------------ writing
+
+    def _execute_many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        """``rows`` in one transaction (the unit of durability)."""
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                self.db.executemany(sql, rows)
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            raise self._translate(exc) from None
+
+    @property
+    def protocol(self) -> dict[str, Any] | None:
+        """The protocol the store's results were made under (None: an empty store)."""
+        text = self.meta.get("protocol")
+        return None if text is None else json.loads(text)
+
+    def check(self, protocol: dict[str, Any], datasets: dict[str, dict[str, Any]],
+              models: dict[str, dict[str, Any]]) -> None:
+        """Refuse, in one line, a run whose protocol, data, folds or model parameters differ
+        from those the store's results were made under; record those of the new ones."""
+        stored = self.protocol
+        if stored is not None and stored != protocol:
+            said = ", ".join(f"{key} {stored.get(key)!r} here, {protocol.get(key)!r} asked"
+                             for key in sorted(set(stored) | set(protocol)) if stored.get(key) != protocol.get(key))
+            raise StoreError(f"results store {self.path} holds results of another protocol ({said}); results are "
+                             "not mixed: run into a new store")
+        for name, row in datasets.items():
+            old = self.db.execute("SELECT sha256, folds_sha256, scale FROM datasets WHERE dataset = ?",
+                                  (name,)).fetchone()
+            if old is None:
+                continue
+            if old[0] != row["sha256"]:
+                raise StoreError(f"results store {self.path}: dataset {name!r} is not the data its results were "
+                                 f"made on (sha256 {old[0][:12]}... in the store, {row['sha256'][:12]}... now); "
+                                 "results are not mixed: run into a new store")
+            if old[1] != row["folds_sha256"]:
+                raise StoreError(f"results store {self.path}: the folds of dataset {name!r} differ from those its "
+                                 f"results were made on (fold hash {old[1][:12]}... in the store, "
+                                 f"{row['folds_sha256'][:12]}... now); results are not mixed: run into a new store")
+            if old[2] != row["scale"]:
+                raise StoreError(f"results store {self.path}: dataset {name!r} was scaled {old[2]!r} in the store, "
+                                 f"{row['scale']!r} now; results are not mixed: run into a new store")
+        for name, params in models.items():
+            old = self.db.execute("SELECT params FROM models WHERE model = ?", (name,)).fetchone()
+            if old is None:
+                continue
+            before = json.loads(old[0])
+            if before != params:
+                differ = ", ".join(f"{key}={before.get(key)!r} in the store, {params.get(key)!r} now"
+                                   for key in sorted(set(before) | set(params)) if before.get(key) != params.get(key))
+                raise StoreError(f"results store {self.path}: model {name!r} was run with other parameters "
+                                 f"({differ}); name the configuration differently or run into a new store")
+        if stored is None:
+            self._execute_many("INSERT INTO meta VALUES (?, ?)", [("protocol", json.dumps(protocol, sort_keys=True))])
+            self.meta["protocol"] = json.dumps(protocol, sort_keys=True)
+        self._execute_many(
+            "INSERT OR IGNORE INTO datasets VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(name, r["sha256"], r["folds_sha256"], r["n_samples"], r["n_features"], r["n_labels"], r["n_test"],
+              r["scale"]) for name, r in datasets.items()])
+        self._execute_many("INSERT OR IGNORE INTO models VALUES (?, ?)",
+                           [(name, json.dumps(p, sort_keys=True)) for name, p in models.items()])
+
+    def start_run(self, *, seed: int, protocol: dict[str, Any], models: Sequence[str], datasets: Sequence[str],
+                  metrics: Sequence[str], command: str | None) -> int:
+        """A row of ``runs`` for this invocation; its number."""
+        import datetime
+        import platform
+
+        from .. import __version__
+
+        machine = json.dumps({"host": platform.node(), "platform": platform.platform(),
+                              "python": sys.version.split()[0], "cpus": os.cpu_count()})
+        self._execute_many(
+            "INSERT INTO runs (version, seed, protocol, models, datasets, metrics, machine, command, started) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(__version__, seed, json.dumps(protocol, sort_keys=True), json.dumps(list(models)),
+              json.dumps(list(datasets)), json.dumps(list(metrics)), machine, command,
+              datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))])
+        return int(self.db.execute("SELECT max(run) FROM runs").fetchone()[0])
+
+    def end_run(self, run: int, *, searches: int | None, searches_unshared: int | None) -> None:
+        """The run's end time and its counts of neighbour searches."""
+        import datetime
+
+        self._execute_many(
+            "UPDATE runs SET ended = ?, searches = ?, searches_unshared = ? WHERE run = ?",
+            [(datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), searches,
+              searches_unshared, run)])
+
+    def add_cell(self, run: int, dataset: str, model: str, fold: int, values: dict[str, float] | None,
+                 metrics: Sequence[str], seconds: float, error: str | None = None) -> None:
+        """One finished cell: a row per metric not yet stored (NULL values where it failed, and
+        the reason in ``failures``), and the run's count, in one transaction."""
+        have = {m for (m,) in self.db.execute(
+            "SELECT metric FROM results WHERE dataset = ? AND model = ? AND fold = ?", (dataset, model, fold))}
+        rows = [(dataset, model, fold, m, None if values is None else _real(values[m]), float(seconds), run)
+                for m in metrics if m not in have]
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                self.db.executemany("INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+                if error is not None:
+                    self.db.execute("INSERT OR REPLACE INTO failures VALUES (?, ?, ?, ?, ?)",
+                                    (dataset, model, fold, error, run))
+                self.db.execute("UPDATE runs SET cells = cells + 1 WHERE run = ?", (run,))
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            raise self._translate(exc) from None
+
+    def forget_failures(self) -> int:
+        """Delete the failed cells' rows (to compute them again); how many cells."""
+        cells = self.db.execute("SELECT count(*) FROM failures").fetchone()[0]
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            self.db.execute("DELETE FROM results WHERE (dataset, model, fold) IN "
+                            "(SELECT dataset, model, fold FROM failures)")
+            self.db.execute("DELETE FROM failures")
+            self.db.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            raise self._translate(exc) from None
+        return int(cells)
+
+    # ------------------------------------------------------------------ reading
+
+    def done(self, metrics: Sequence[str]) -> set[tuple[str, str, int]]:
+        """The (dataset, model, fold) cells that hold a row for every one of ``metrics``."""
+        marks = ",".join("?" * len(metrics))
+        return {(d, m, int(f)) for d, m, f in self.db.execute(
+            f"SELECT dataset, model, fold FROM results WHERE metric IN ({marks}) "
+            "GROUP BY dataset, model, fold HAVING count(*) = ?", (*metrics, len(metrics)))}
+
+    def rows(self) -> Iterator[tuple[str, str, int, str, float]]:
+        """Every result as ``(dataset, model, fold, metric, value)``, value NaN for a failed cell;
+        sorted."""
+        for d, m, f, metric, v in self.db.execute(
+                "SELECT dataset, model, fold, metric, value FROM results ORDER BY dataset, model, fold, metric"):
+            yield d, m, int(f), metric, math.nan if v is None else float(v)
+
+    def table(self, name: str) -> list[dict[str, Any]]:
+        """A whole table as records (provenance: ``runs``, ``datasets``, ``models``, ``failures``)."""
+        if name not in ("runs", "datasets", "models", "failures", "meta", "results"):
+            raise ValueError(f"no table {name!r} in a results store")
+        cursor = self.db.execute(f"SELECT * FROM {name}")
+        columns = [c[0] for c in cursor.description]
+        return [dict(zip(columns, row, strict=True)) for row in cursor]
+
+
+def _real(value: Any) -> float | None:
+    value = float(value)
+    return None if math.isnan(value) else value
+
+
+def read_rows(path: str | os.PathLike[str]) -> list[tuple[str, str, int, str, float]]:
+    """The results of a store as ``(dataset, model, fold, metric, value)`` tuples (value NaN for
+    a cell that ran and failed), sorted: what :func:`mlneighbors.benchmark._report.build_report`
+    reads.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from mlneighbors.benchmark import Store, read_rows
+    >>> path = os.path.join(tempfile.mkdtemp(), "empty.sqlite")
+    >>> Store(path, write=True).close()
+    >>> read_rows(path)
+    []
+    """
+    with Store(path) as store:
+        return list(store.rows())
