@@ -7,8 +7,8 @@ results back as ``(dataset, model, fold, metric, value)`` rows.  The command lin
 ``mlneighbors benchmark run`` and ``mlneighbors benchmark report``.
 """
 
-from ._run import BenchmarkData, RunSummary, folds_of, run_benchmark
 from ._report import MetricReport, Report, build_report
+from ._run import BenchmarkData, RunSummary, folds_of, run_benchmark
 from ._stats import (
     Comparison,
     Friedman,
