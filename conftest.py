@@ -17,6 +17,7 @@ import pytest
 #: docstring examples (pytest's doctest item names) -> the optional libraries they use
 DOCTEST_REQUIRES = {
     "mlneighbors._targets.in_fit_order": ("pandas",),
+    "mlneighbors.benchmark._diagram.cd_diagram": ("matplotlib",),
     "mlneighbors._persist": ("skops",),
     "mlneighbors._persist.save": ("skops",),
     "mlneighbors._progress.TqdmBars": ("tqdm",),
