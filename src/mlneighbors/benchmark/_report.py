@@ -76,6 +76,15 @@ class MetricReport:
         Dataset -> why it is left out of the ranks and tests.
     comparison : Comparison
         The ranks and tests on the kept datasets (``datasets`` without ``dropped``).
+
+    Examples
+    --------
+    >>> from mlneighbors.benchmark import build_report
+    >>> rows = [("emotions", "A", 0, "hamming_loss", 0.2), ("emotions", "B", 0, "hamming_loss", float("nan")),
+    ...         ("scene", "A", 0, "hamming_loss", 0.1), ("scene", "B", 0, "hamming_loss", 0.12)]
+    >>> r = build_report(rows)["hamming_loss"]
+    >>> r.status.tolist(), r.dropped
+    ([['ok', 'failed'], ['ok', 'ok']], {'emotions': 'B failed on 1 of 1 folds'})
     """
 
     metric: str
@@ -402,6 +411,16 @@ class Report:
         The significance level of every test.
     control : str or None
         The control model of Holm's tests.
+
+    Examples
+    --------
+    >>> from mlneighbors.benchmark import build_report
+    >>> rows = [(d, m, 0, "micro_f1", v) for d in ("emotions", "scene") for m, v in (("A", 0.7), ("B", 0.6))]
+    >>> report = build_report(rows)
+    >>> list(report), report["micro_f1"].comparison.average_ranks
+    (['micro_f1'], array([1., 2.]))
+    >>> print(report.to_csv().splitlines()[1])
+    micro_f1,emotions,A,0.700000,,1,0,ok,1,1.00,1.0000
     """
 
     def __init__(self, metrics: dict[str, MetricReport], *, alpha: float, control: str | None) -> None:

@@ -152,6 +152,13 @@ class Friedman:
         Its p-value from the F distribution with ``k - 1`` and ``(k - 1)(N - 1)`` degrees of freedom.
     n_datasets, n_models : int
         ``N`` and ``k``.
+
+    Examples
+    --------
+    >>> from mlneighbors.benchmark import friedman
+    >>> result = friedman([[0.9, 0.8, 0.7], [0.6, 0.5, 0.4], [0.8, 0.9, 0.1]])
+    >>> result.n_datasets, result.n_models
+    (3, 3)
     """
 
     statistic: float
@@ -285,6 +292,13 @@ class NemenyiPair:
         means at infinite degrees of freedom.
     separated : bool
         ``rank_difference`` is at least the critical difference.
+
+    Examples
+    --------
+    >>> from mlneighbors.benchmark import nemenyi
+    >>> cd, (pair,) = nemenyi([1.1, 2.9], 10, models=["A", "B"])
+    >>> pair.first, pair.second, round(pair.rank_difference, 2), pair.separated
+    ('A', 'B', 1.8, True)
     """
 
     first: str
@@ -410,6 +424,13 @@ class HolmRow:
         Holm's adjusted p-value over the ``k - 1`` comparisons.
     reject : bool
         The model and the control differ at ``alpha``.
+
+    Examples
+    --------
+    >>> from mlneighbors.benchmark import holm_control
+    >>> (row,) = holm_control([1.1, 1.9], 10, 0, models=["A", "B"])
+    >>> row.model, round(row.z, 2), row.reject
+    ('B', 2.53, True)
     """
 
     model: str
@@ -491,6 +512,13 @@ class WilcoxonPair:
         The two differ at ``alpha``.
     wins, ties, losses : int
         Datasets on which ``first`` is better than, equal to, worse than ``second``.
+
+    Examples
+    --------
+    >>> from mlneighbors.benchmark import wilcoxon_pairs
+    >>> (pair,) = wilcoxon_pairs([[0.9, 0.8], [0.7, 0.7], [0.5, 0.6]], models=["A", "B"])
+    >>> pair.wins, pair.ties, pair.losses
+    (1, 1, 1)
     """
 
     first: str
@@ -590,6 +618,13 @@ class Comparison:
     notes : tuple of str
         Every decision taken on this table that a reader needs: skipped tests and why, ties,
         an infinite ``F_F``, post-hoc results without a Friedman rejection.
+
+    Examples
+    --------
+    >>> from mlneighbors.benchmark import compare
+    >>> result = compare([[0.9, 0.8], [0.7, 0.6]], models=["A", "B"])
+    >>> result.average_ranks, result.friedman is None
+    (array([1., 2.]), True)
     """
 
     models: tuple[str, ...]
