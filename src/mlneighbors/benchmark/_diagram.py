@@ -140,18 +140,21 @@ def cd_diagram(
         ax.plot([end, end], [cd_y - 0.1, cd_y + 0.1], **line)
     ax.text(1 + cd / 2, cd_y - 0.14, f"CD = {cd:.3f}", ha="center", va="bottom", fontsize=9)
     if title is not None:
-        ax.text((1 + k) / 2, -1.75, title, ha="center", va="bottom", fontsize=9)
+        ax.text((1 + k) / 2, -1.75, title, ha="center", va="bottom", fontsize=9, parse_math=False)
 
+    # names are shown as written (parse_math=False: a "$" in a label is not mathtext)
     # every model hangs from its rank to its name; the better half to the left, the worse to the right
     span = k - 1
     for row, j in enumerate(order[:half]):
         y = first_row + step * row
         ax.plot([ranks[j], ranks[j], 1 - 0.06 * span], [0, y, y], **line)
-        ax.text(1 - 0.07 * span, y, f"{names[j]} ({ranks[j]:.2f})", ha="right", va="center", fontsize=9)
+        ax.text(1 - 0.07 * span, y, f"{names[j]} ({ranks[j]:.2f})", ha="right", va="center", fontsize=9,
+                parse_math=False)
     for row, j in enumerate(order[half:][::-1]):
         y = first_row + step * row
         ax.plot([ranks[j], ranks[j], k + 0.06 * span], [0, y, y], **line)
-        ax.text(k + 0.07 * span, y, f"({ranks[j]:.2f}) {names[j]}", ha="left", va="center", fontsize=9)
+        ax.text(k + 0.07 * span, y, f"({ranks[j]:.2f}) {names[j]}", ha="left", va="center", fontsize=9,
+                parse_math=False)
 
     # the groups not separated by the critical difference: thick bars, a little wider than the group
     sorted_ranks = ranks[order]
