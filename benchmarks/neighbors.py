@@ -5,6 +5,7 @@ Usage::
     MLNEIGHBORS_DATA=../shared/datasets PYTHONPATH=src python benchmarks/neighbors.py
         [--repeats 3] [--datasets yeast bibtex ...] [--no-sklearn] [--no-approximate]
         [--approximate-on ohsumed synthetic] [--approximate-repeats 1]
+        [--tables search mlknn approximate]
 
 Workload per dataset (k = 10), the one ML-kNN's fit + predict needs: build an index on the
 training rows, the leave-one-out k neighbours of every training row, then the k neighbours
@@ -19,7 +20,15 @@ training rows, 12,914 queries.
 - ``sklearn``: ``NearestNeighbors(algorithm="brute", n_jobs=-1)`` on the same data as ours
   (CSR stays CSR), ``kneighbors()`` (its own leave-one-out) + ``kneighbors(X_test)``.
 
-Every timing is the best of ``--repeats`` runs, the three engines interleaved in every
+The ``mlknn`` table is the job a user runs: ``MLkNN(n_neighbors=10)`` fit + predict with the
+default exact backend (float64 input as loaded, validation included) against faiss's
+``IndexFlatL2`` search (float32 rows prepared before the clock) plus ML-kNN's label side written
+here vectorised from the neighbour indices (``mlknn_labels``: one sparse product for the counts,
+one ``bincount`` per table); the median of ``--repeats`` interleaved runs, and the share of
+predicted cells on which the two agree (1.0 unless a near-tie of float32 distances moves a
+neighbour).
+
+In the other tables every timing is the best of ``--repeats`` runs, the three engines interleaved in every
 repeat (the machine is shared and noisy: only ratios from one run mean anything).  Beside the
 wall-clock seconds, ``cpu`` columns give the CPU seconds of the process over the same run (every
 thread of the engine counted; the least over the repeats): on a loaded machine they move less
@@ -41,6 +50,7 @@ from __future__ import annotations
 import argparse
 import gc
 import time
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -187,6 +197,95 @@ def exact_table(names: list[str], repeats: int, with_sklearn: bool) -> None:
             )
 
 
+# ---------------------------------------------------------------------------- ML-kNN end to end
+def load_labelled(name: str) -> tuple[Any, Any, Any, Any]:
+    """Training rows, test rows and their label matrices, split as :func:`load` splits them."""
+    from mlneighbors.datasets import load_dataset
+
+    if name in NO_SPLIT:
+        data = load_dataset(name, split="all")
+        order = np.random.default_rng(0).permutation(data.X.shape[0])
+        cut = (2 * data.X.shape[0]) // 3
+        tr, te = np.sort(order[:cut]), np.sort(order[cut:])
+        return data.X[tr], data.X[te], data.Y[tr], data.Y[te]
+    train, test = load_dataset(name, split="train"), load_dataset(name, split="test")
+    return train.X, test.X, train.Y, test.Y
+
+
+def mlknn_labels(i_loo: np.ndarray, i_test: np.ndarray, Y: Any, s: float = 1.0) -> np.ndarray:
+    """ML-kNN's label side from neighbour indices alone, vectorised (the reference's half).
+
+    Counts of each label among the neighbours by one sparse product, the two (label, count)
+    tables by one ``bincount`` each, then the MAP decision per (label, count) looked up at the
+    test rows' counts.  Ties of the two posteriors go to "relevant" here; the counts and the
+    decision rule are ML-kNN's (Zhang and Zhou 2007, smoothing ``s``).
+    """
+    Y = sp.csr_matrix(Y, dtype=np.float64)
+    n, L = Y.shape
+    k = i_loo.shape[1]
+
+    def counts(idx: np.ndarray) -> np.ndarray:
+        m = idx.shape[0]
+        A = sp.csr_matrix((np.ones(idx.size), idx.ravel(), np.arange(0, idx.size + 1, k)), shape=(m, n))
+        return np.asarray((A @ Y).toarray(), dtype=np.int64)
+
+    C = counts(i_loo)
+    has = Y.toarray().astype(bool)
+    cells = C + (k + 1) * np.arange(L)
+    c1 = np.bincount(cells[has], minlength=(k + 1) * L).reshape(L, k + 1)
+    c0 = np.bincount(cells[~has], minlength=(k + 1) * L).reshape(L, k + 1)
+    prior = (s + has.sum(axis=0)) / (2 * s + n)
+    p1 = (s + c1) / (s * (k + 1) + c1.sum(axis=1, keepdims=True))
+    p0 = (s + c0) / (s * (k + 1) + c0.sum(axis=1, keepdims=True))
+    table = prior[:, None] * p1 >= (1 - prior)[:, None] * p0  # (L, k + 1)
+    Ct = counts(i_test)
+    return table[np.arange(L), Ct]
+
+
+def mlknn_table(names: list[str], repeats: int) -> None:
+    """ML-kNN fit + predict with the default exact backend vs faiss's flat search + labels."""
+    from mlneighbors import MLkNN
+    from mlneighbors.exceptions import LabelWarning
+
+    head = (
+        f"{'dataset':13s} {'n_train x d':>13s} {'ours s':>8s} {'faiss+labels s':>14s} {'ratio':>6s} "
+        f"{'same predictions':>16s}"
+    )
+    print("ML-kNN (k = 10) fit + predict, median of the repeats, interleaved")
+    print(head)
+    print("-" * len(head))
+    for name in names:
+        Xtr, Xte, Ytr, _ = load_labelled(name)
+        dense = lambda A: np.ascontiguousarray(A.toarray() if sp.issparse(A) else A, dtype=np.float32)  # noqa: E731
+        Xtr32, Xte32 = dense(Xtr), dense(Xte)
+
+        def ours(Xtr=Xtr, Xte=Xte, Ytr=Ytr) -> np.ndarray:
+            with warnings.catch_warnings():  # labels without a positive training row (bibtex, enron)
+                warnings.simplefilter("ignore", LabelWarning)
+                P = MLkNN(n_neighbors=K).fit(Xtr, Ytr).predict(Xte)
+            return P.toarray() if sp.issparse(P) else np.asarray(P)
+
+        def reference(Xtr32=Xtr32, Xte32=Xte32, Ytr=Ytr) -> np.ndarray:
+            _, i1, _, i2 = run_faiss(Xtr32, Xte32)
+            return mlknn_labels(i1, i2, Ytr)
+
+        times: dict[str, list[float]] = {"ours": [], "ref": []}
+        out: dict[str, np.ndarray] = {}
+        for _ in range(repeats):
+            for key, fn in (("ours", ours), ("ref", reference)):
+                gc.collect()
+                t = time.perf_counter()
+                out[key] = fn()
+                times[key].append(time.perf_counter() - t)
+        t_o, t_r = float(np.median(times["ours"])), float(np.median(times["ref"]))
+        same = float((out["ours"].astype(bool) == out["ref"]).mean())
+        print(
+            f"{name:13s} {f'{Xtr.shape[0]}x{Xtr.shape[1]}':>13s} {t_o:8.3f} {t_r:14.3f} {t_o / t_r:6.2f} "
+            f"{same:16.4f}",
+            flush=True,
+        )
+
+
 # ---------------------------------------------------------------------------- approximate
 APPROX = [
     ("faiss-ivf", {}),
@@ -254,6 +353,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--approximate-repeats", type=int, default=1)
     parser.add_argument("--no-sklearn", action="store_true")
     parser.add_argument("--no-approximate", action="store_true")
+    parser.add_argument(
+        "--tables", nargs="+", default=["search", "mlknn", "approximate"], choices=["search", "mlknn", "approximate"],
+        help="which tables: the neighbour search alone, ML-kNN end to end vs faiss + labels, the approximate backends",
+    )
     args = parser.parse_args(argv)
     import threadpoolctl
 
@@ -263,8 +366,12 @@ def main(argv: list[str] | None = None) -> None:
         if i["user_api"] == "blas"
     ]
     print(f"k = {K}; best of {args.repeats}; BLAS: {'; '.join(blas)}\n")
-    exact_table(args.datasets, args.repeats, not args.no_sklearn)
-    if not args.no_approximate:
+    if "search" in args.tables:
+        exact_table(args.datasets, args.repeats, not args.no_sklearn)
+    if "mlknn" in args.tables:
+        print()
+        mlknn_table([name for name in args.datasets if name != "synthetic"], args.repeats)
+    if "approximate" in args.tables and not args.no_approximate:
         approx_table(args.approximate_on, args.approximate_repeats)
 
 
