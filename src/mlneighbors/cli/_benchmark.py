@@ -244,6 +244,20 @@ def _load_datasets(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+class _Resumable:
+    """A run's output for ``main``: nothing to discard on failure (every cell committed stays);
+    on Ctrl-C, how to go on."""
+
+    def __init__(self, store: str) -> None:
+        self.store = store
+
+    def interrupted(self) -> str:
+        return f"interrupted; every finished cell is in {self.store}: the same command computes the rest"
+
+    def discard_empty(self) -> None:
+        pass
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
@@ -277,6 +291,7 @@ def cmd_benchmark_run(args: argparse.Namespace) -> int:
                   f"{stored} already in {args.store}, {cells - stored} to compute", file=sys.stderr, flush=True)
 
     cluster = args.scheduler is not None or args.workers is not None
+    args.outputs = _Resumable(args.store)  # what main says on Ctrl-C
     try:
         with cluster_client(args, "--scheduler/--workers") if cluster else nullcontext() as client:
             summary = run_benchmark(
