@@ -212,8 +212,7 @@ class TorchIndex(BaseIndex):
         For sparse CSR data: ``"densify"`` densifies every block of queries on the device for
         the dense GEMM; ``"sparse"`` keeps the queries sparse (torch's CSR product);
         ``"auto"`` picks by a cost model (stored values per row against the number of
-        features), measured for the CPU; on a GPU it densifies until the model is measured
-        there.
+        features), measured on a CPU and on a GPU (an H200).
 
     Attributes
     ----------
