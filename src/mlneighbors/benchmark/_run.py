@@ -28,9 +28,19 @@ __all__ = ["BenchmarkData", "RunSummary", "folds_of", "run_benchmark"]
 
 @dataclass(frozen=True)
 class BenchmarkData:
-    """One dataset of a benchmark: the rows cross-validated (or trained on), and for the
-    standard-split protocol the test part; ``scale`` as
-    :func:`~mlneighbors.model_selection.make_scaler` names it (fitted on each training part).
+    """One dataset of a benchmark.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+        The rows cross-validated (the standard split: trained on).
+    Y : array-like of shape (n_samples, n_labels)
+        Their binary labels.
+    X_test, Y_test : default=None
+        The standard split's test part.
+    scale : {"minmax", "standard", "none"}, default="minmax"
+        The scaling, as :func:`~mlneighbors.model_selection.make_scaler` names it, fitted on
+        each training part.
 
     Examples
     --------
@@ -49,11 +59,18 @@ class BenchmarkData:
 
     @property
     def n_samples(self) -> int:
+        """The number of rows of ``X``."""
         return int(self.X.shape[0])
 
     def sha256(self) -> str:
         """The sha256 of the data as read: features and labels (the test part's too), their
-        shapes, types and values."""
+        shapes, types and values.
+
+        Returns
+        -------
+        digest : str
+            64 hexadecimal digits.
+        """
         digest = hashlib.sha256()
         for part in (self.X, self.Y, self.X_test, self.Y_test):
             if part is None:
@@ -82,10 +99,21 @@ def protocol_of(*, split: bool, folds: int, repeats: int, seed: int) -> dict[str
 
 def folds_of(data: BenchmarkData, protocol: dict[str, Any]) -> list[tuple[np.ndarray, np.ndarray]]:
     """The (train, test) index pairs of ``data`` under ``protocol``, numbered as the store
-    numbers them: repeat ``r``'s fold ``j`` is fold ``r * folds + j``.  Repeat ``r`` is
-    :class:`~mlneighbors.model_selection.MultilabelStratifiedKFold` shuffled with seed
-    ``seed + r`` (repeat 0: the folds of ``evaluate --cv N --seed S``).  The standard split:
-    one fold, (None, None).
+    numbers them: repeat ``r``'s fold ``j`` is fold ``r * folds + j``.
+
+    Repeat ``r`` is :class:`~mlneighbors.model_selection.MultilabelStratifiedKFold` shuffled
+    with seed ``seed + r`` (repeat 0: the folds of ``evaluate --cv N --seed S``).
+
+    Parameters
+    ----------
+    data : BenchmarkData
+    protocol : dict
+        ``{"kind": "cv", "folds": N, "repeats": R, "seed": S}``, or ``{"kind": "split", ...}``.
+
+    Returns
+    -------
+    pairs : list of (ndarray, ndarray)
+        Training and test row numbers of each fold; the standard split: one pair (None, None).
 
     Examples
     --------
@@ -121,9 +149,9 @@ def _folds_sha256(pairs: Sequence[tuple[Any, Any]], data: BenchmarkData) -> str:
 
 @dataclass
 class RunSummary:
-    """What a run did.
+    """What a run of :func:`run_benchmark` did.
 
-    Attributes
+    Parameters
     ----------
     cells : int
         Cells the run asks for (datasets x models x folds).
@@ -141,6 +169,13 @@ class RunSummary:
         Wall time of the run.
     warnings : list of str
         The distinct warnings of the fits.
+
+    Examples
+    --------
+    >>> from mlneighbors.benchmark import RunSummary
+    >>> summary = RunSummary(cells=30, stored=10, computed=20, searches=8, searches_unshared=40)
+    >>> summary.searches_unshared - summary.searches  # the searches the shared cache saved
+    32
     """
 
     cells: int = 0

@@ -74,7 +74,17 @@ CREATE TABLE IF NOT EXISTS failures (
 
 
 class StoreError(Exception):
-    """A store that cannot be used as asked: one line naming the file and the problem."""
+    """A store that cannot be used as asked: one line naming the file and the problem.
+
+    Examples
+    --------
+    >>> from mlneighbors.benchmark import StoreError, read_rows
+    >>> try:
+    ...     read_rows("no-such-store.sqlite")
+    ... except StoreError as exc:
+    ...     print(exc)
+    no results store 'no-such-store.sqlite' (a 'benchmark run' writes one)
+    """
 
 
 def _lock_file(fh: Any) -> bool:
@@ -258,7 +268,23 @@ class Store:
     def check(self, protocol: dict[str, Any], datasets: dict[str, dict[str, Any]],
               models: dict[str, dict[str, Any]]) -> None:
         """Refuse, in one line, a run whose protocol, data, folds or model parameters differ
-        from those the store's results were made under; record those of the new ones."""
+        from those the store's results were made under; record those of the new ones.
+
+        Parameters
+        ----------
+        protocol : dict
+            The run's protocol (kind, folds, repeats, seed).
+        datasets : dict of str to dict
+            Per dataset: ``sha256``, ``folds_sha256``, ``n_samples``, ``n_features``,
+            ``n_labels``, ``n_test`` and ``scale``.
+        models : dict of str to dict
+            Per model configuration, its parameters (JSON values).
+
+        Raises
+        ------
+        StoreError
+            Naming the dataset, model or protocol setting that differs.
+        """
         stored = self.protocol
         if stored is not None and stored != protocol:
             said = ", ".join(f"{key} {stored.get(key)!r} here, {protocol.get(key)!r} asked"
@@ -303,7 +329,22 @@ class Store:
 
     def start_run(self, *, seed: int, protocol: dict[str, Any], models: Sequence[str], datasets: Sequence[str],
                   metrics: Sequence[str], command: str | None) -> int:
-        """A row of ``runs`` for this invocation; its number."""
+        """A row of ``runs`` for this invocation (its start, version and machine).
+
+        Parameters
+        ----------
+        seed : int
+        protocol : dict
+        models, datasets, metrics : sequence of str
+            The run's configurations, datasets and metrics.
+        command : str or None
+            The command line, if any.
+
+        Returns
+        -------
+        run : int
+            The run's number, which its results carry.
+        """
         import datetime
         import platform
 
@@ -320,7 +361,14 @@ class Store:
         return int(self.db.execute("SELECT max(run) FROM runs").fetchone()[0])
 
     def end_run(self, run: int, *, searches: int | None, searches_unshared: int | None) -> None:
-        """The run's end time and its counts of neighbour searches."""
+        """The run's end time and its counts of neighbour searches.
+
+        Parameters
+        ----------
+        run : int
+        searches, searches_unshared : int or None
+            Searches run, and searches asked for (what they would have been without sharing).
+        """
         import datetime
 
         self._execute_many(
@@ -331,7 +379,20 @@ class Store:
     def add_cell(self, run: int, dataset: str, model: str, fold: int, values: dict[str, float] | None,
                  metrics: Sequence[str], seconds: float, error: str | None = None) -> None:
         """One finished cell: a row per metric not yet stored (NULL values where it failed, and
-        the reason in ``failures``), and the run's count, in one transaction."""
+        the reason in ``failures``), and the run's count, in one transaction.
+
+        Parameters
+        ----------
+        run : int
+        dataset, model : str
+        fold : int
+        values : dict of str to float, or None
+            Per metric; None for a cell that failed.
+        metrics : sequence of str
+        seconds : float
+        error : str, default=None
+            Why it failed.
+        """
         have = {m for (m,) in self.db.execute(
             "SELECT metric FROM results WHERE dataset = ? AND model = ? AND fold = ?", (dataset, model, fold))}
         rows = [(dataset, model, fold, m, None if values is None else _real(values[m]), float(seconds), run)
@@ -352,7 +413,13 @@ class Store:
             raise self._translate(exc) from None
 
     def forget_failures(self) -> int:
-        """Delete the failed cells' rows (to compute them again); how many cells."""
+        """Delete the failed cells' rows (to compute them again).
+
+        Returns
+        -------
+        cells : int
+            How many cells were forgotten.
+        """
         cells = self.db.execute("SELECT count(*) FROM failures").fetchone()[0]
         try:
             self.db.execute("BEGIN IMMEDIATE")
@@ -367,21 +434,45 @@ class Store:
     # ------------------------------------------------------------------ reading
 
     def done(self, metrics: Sequence[str]) -> set[tuple[str, str, int]]:
-        """The (dataset, model, fold) cells that hold a row for every one of ``metrics``."""
+        """The cells that hold a row for every one of ``metrics``.
+
+        Parameters
+        ----------
+        metrics : sequence of str
+
+        Returns
+        -------
+        cells : set of (str, str, int)
+            (dataset, model, fold).
+        """
         marks = ",".join("?" * len(metrics))
         return {(d, m, int(f)) for d, m, f in self.db.execute(
             f"SELECT dataset, model, fold FROM results WHERE metric IN ({marks}) "
             "GROUP BY dataset, model, fold HAVING count(*) = ?", (*metrics, len(metrics)))}
 
     def rows(self) -> Iterator[tuple[str, str, int, str, float]]:
-        """Every result as ``(dataset, model, fold, metric, value)``, value NaN for a failed cell;
-        sorted."""
+        """Every result, sorted.
+
+        Yields
+        ------
+        row : tuple
+            ``(dataset, model, fold, metric, value)``, value NaN for a failed cell.
+        """
         for d, m, f, metric, v in self.db.execute(
                 "SELECT dataset, model, fold, metric, value FROM results ORDER BY dataset, model, fold, metric"):
             yield d, m, int(f), metric, math.nan if v is None else float(v)
 
     def table(self, name: str) -> list[dict[str, Any]]:
-        """A whole table as records (provenance: ``runs``, ``datasets``, ``models``, ``failures``)."""
+        """A whole table as records.
+
+        Parameters
+        ----------
+        name : {"runs", "datasets", "models", "failures", "meta", "results"}
+
+        Returns
+        -------
+        records : list of dict
+        """
         if name not in ("runs", "datasets", "models", "failures", "meta", "results"):
             raise ValueError(f"no table {name!r} in a results store")
         cursor = self.db.execute(f"SELECT * FROM {name}")
@@ -395,9 +486,17 @@ def _real(value: Any) -> float | None:
 
 
 def read_rows(path: str | os.PathLike[str]) -> list[tuple[str, str, int, str, float]]:
-    """The results of a store as ``(dataset, model, fold, metric, value)`` tuples (value NaN for
-    a cell that ran and failed), sorted: what :func:`mlneighbors.benchmark._report.build_report`
-    reads.
+    """The results of a store, sorted: what :func:`~mlneighbors.benchmark.build_report` reads.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A results store (opened read-only).
+
+    Returns
+    -------
+    rows : list of tuple
+        ``(dataset, model, fold, metric, value)``, value NaN for a cell that ran and failed.
 
     Examples
     --------
