@@ -245,3 +245,15 @@ def test_a_run_killed_at_several_random_points_resumes_to_the_numbers_of_an_unin
     assert main(["benchmark", "run", str(reference), *work]) == 0
     _same_numbers(store, reference)
     assert len(cells(store)) == total
+
+
+@pytest.mark.slow
+def test_workers_and_jobs_give_the_numbers_of_an_in_process_run(tmp_path, shared_data):
+    pytest.importorskip("distributed")
+    work = ["--models", "mlknn:k=5,10", "brknn", "--datasets", "emotions", "yeast", "--cv", "3", "--quiet"]
+    stores = {how: tmp_path / f"{how}.sqlite" for how in ("here", "jobs", "workers")}
+    assert bench(*work, store=stores["here"], shared_data=shared_data) == 0
+    assert bench(*work, "--jobs", "2", store=stores["jobs"], shared_data=shared_data) == 0
+    assert bench(*work, "--workers", "2", store=stores["workers"], shared_data=shared_data) == 0
+    _same_numbers(stores["jobs"], stores["here"])
+    _same_numbers(stores["workers"], stores["here"])

@@ -173,3 +173,20 @@ def test_every_cell_is_committed_as_it_finishes(tmp_path):
 
     run_benchmark(path, {"a": MLkNN(3), "watch": Watch(3)}, {"t": toy()}, metrics=METRICS, folds=3)
     assert seen == [1, 3, 5]
+
+
+def test_the_progress_is_one_task_over_the_cells_left(reference, tmp_path):
+    from mlneighbors._progress import listen
+
+    path = tmp_path / "r.sqlite"
+    some = {k: v for k, v in models().items() if k in ("mlknn:k=5", "brknn")}
+    run_benchmark(path, some, {"a": DATASETS["a"]}, metrics=METRICS, folds=3, seed=2)  # 6 of the 30 cells
+    events = []
+    plans = []
+    with listen(events.append):
+        run_benchmark(path, models(), DATASETS, metrics=METRICS, folds=3, seed=2,
+                      on_plan=lambda cells, stored: plans.append((cells, stored)))
+    assert plans == [(30, 6)]
+    bar = [e for e in events if e.stage == "benchmark"]
+    assert bar[0].total == 24 and bar[0].unit == "cells"
+    assert [e.done for e in bar if not e.closed] == list(range(25)) and bar[-1].closed
