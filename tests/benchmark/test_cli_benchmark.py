@@ -162,6 +162,24 @@ def test_report_reads_the_store(tmp_path, shared_data, capsys):
     assert "unknown control model 'mlknm' (did you mean 'mlknn', 'lpknn'?); valid: brknn, lpknn, mlknn" in err
     assert main(["benchmark", "report", str(tmp_path / "none.sqlite")]) == 2
     assert "no results store" in one_line(capsys)
+    out = tmp_path / "report.tex"
+    assert main(["benchmark", "report", str(store), "--format", "latex", "--out", str(out)]) == 0
+    assert "\\toprule" in out.read_text() and capsys.readouterr().out == ""
+    assert main(["benchmark", "report", str(store), "--diagram", str(tmp_path / "cd.pdf")]) == 2
+    assert "give a .png or .svg file" in one_line(capsys)
+
+
+def test_report_draws_a_diagram_per_metric(tmp_path, shared_data, capsys):
+    pytest.importorskip("mlneighbors.benchmark._report")
+    pytest.importorskip("matplotlib")
+    store = tmp_path / "r.sqlite"
+    assert bench("--models", "mlknn", "brknn", "--datasets", "emotions", "birds", "--cv", "2", "--metrics",
+                 "hamming_loss,one_error", "--quiet", store=store, shared_data=shared_data) == 0
+    assert main(["benchmark", "report", str(store), "--diagram", str(tmp_path / "cd.svg")]) == 0
+    assert sorted(p.name for p in tmp_path.glob("cd*")) == ["cd-hamming_loss.svg", "cd-one_error.svg"]
+    assert main(["benchmark", "report", str(store), "--metrics", "one_error", "--diagram",
+                 str(tmp_path / "one.png")]) == 0
+    assert (tmp_path / "one.png").read_bytes()[:4] == b"\x89PNG"
 
 
 # --------------------------------------------------------------------------------------

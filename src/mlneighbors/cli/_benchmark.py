@@ -328,6 +328,9 @@ def cmd_benchmark_run(args: argparse.Namespace) -> int:
 def cmd_benchmark_report(args: argparse.Namespace) -> int:
     from ..benchmark import StoreError, read_rows
 
+    suffix = os.path.splitext(args.diagram or "")[1].lower()
+    if args.diagram is not None and suffix not in (".png", ".svg"):
+        raise CLIError(f"mlneighbors {REPORT}: --diagram {args.diagram}: give a .png or .svg file")
     try:
         rows = read_rows(args.store)
     except StoreError as exc:
@@ -357,9 +360,6 @@ def cmd_benchmark_report(args: argparse.Namespace) -> int:
     text = {"markdown": report.to_markdown, "latex": report.to_latex, "csv": report.to_csv,
             "json": report.to_json}[args.format]()
     if args.diagram is not None:
-        suffix = os.path.splitext(args.diagram)[1].lower()
-        if suffix not in (".png", ".svg"):
-            raise CLIError(f"mlneighbors {REPORT}: --diagram {args.diagram}: give a .png or .svg file")
         drawn = metrics or stored_metrics
         for metric in drawn:
             path = args.diagram if len(drawn) == 1 else f"{args.diagram[: -len(suffix)]}-{metric}{suffix}"
