@@ -287,7 +287,7 @@ def cmd_benchmark_run(args: argparse.Namespace) -> int:
     def plan(cells: int, stored: int) -> None:
         if not args.quiet:
             print(f"benchmark: {_plural(len(datasets), 'dataset')} x {_plural(len(models), 'model')} x "
-                  f"{_plural(folds, 'fold')} = {_plural(cells, 'cell')} ({len(metrics)} metrics each); "
+                  f"{_plural(folds, 'fold')} = {_plural(cells, 'cell')} ({_plural(len(metrics), 'metric')} each); "
                   f"{stored} already in {args.store}, {cells - stored} to compute", file=sys.stderr, flush=True)
 
     cluster = args.scheduler is not None or args.workers is not None
