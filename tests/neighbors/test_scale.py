@@ -340,11 +340,14 @@ def test_every_recall_taking_backend_takes_any_real_number(name, approximate_aut
             get_index(name, recall=bad).build(X)
 
 
-def test_the_docs_crossover_is_the_rules_own():
-    """The neighbour-search page's crossover figures are computed from the rule (2 threads, as its
-    machine), not read off a coarse grid."""
+def test_the_docs_crossover_is_the_rules_own(monkeypatch):
+    """The neighbour-search page's crossover figures are computed from the rule (2 threads and the
+    exact search's costs fitted there, as its machine), not read off a coarse grid."""
     import pathlib
     import re
+
+    monkeypatch.setattr(_auto, "_NS_EXACT_MAC", _auto.FITTED_EXACT_COSTS[0])
+    monkeypatch.setattr(_auto, "_NS_EXACT_ENTRY", _auto.FITTED_EXACT_COSTS[1])
 
     page = pathlib.Path(__file__).parents[2] / "docs" / "user_guide" / "scale_crossover.inc"
     line = next(text for text in page.read_text().splitlines() if text.startswith("The rule's crossover"))
@@ -538,3 +541,34 @@ def test_builds_and_searches_report_their_progress(monkeypatch):
     events.clear()
     get_index("hnswlib").build(X)  # nobody listening: nothing reported, nothing printed
     assert events == []
+
+
+def test_the_exact_costs_are_measured_once_and_cached(monkeypatch, tmp_path):
+    """The exact search's costs come from the machine that runs: measured, then read back from the
+    per-user cache for the same machine; a cache that is damaged or unwritable is measured around."""
+    import json
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(_auto, "_exact_costs", None)
+    calls = []
+    monkeypatch.setattr(_auto, "measure_exact_costs", lambda: calls.append(1) or (0.02, 2.0))
+    assert _auto.exact_costs() == (0.02, 2.0)
+    stored = json.loads((tmp_path / "mlneighbors" / "exact_costs.json").read_text())
+    assert stored == {_auto._machine_key(): [0.02, 2.0]}
+    monkeypatch.setattr(_auto, "_exact_costs", None)  # a new process: read back, not measured
+    assert _auto.exact_costs() == (0.02, 2.0) and len(calls) == 1
+    # the model follows the costs: n^2 ((d + 1) mac + entry) / threads
+    assert _auto.exact_seconds(10**4, 10**4, 127, n_threads=2) == pytest.approx(1e8 * (128 * 0.02 + 2.0) / 2 * 1e-9)
+    # a damaged file is measured around (and written again)
+    (tmp_path / "mlneighbors" / "exact_costs.json").write_text("{not json")
+    monkeypatch.setattr(_auto, "_exact_costs", None)
+    assert _auto.exact_costs() == (0.02, 2.0) and len(calls) == 2
+    # an override set by hand wins over the measurement
+    monkeypatch.setattr(_auto, "_NS_EXACT_ENTRY", 7.0)
+    assert _auto.exact_costs() == (0.02, 7.0)
+
+
+def test_the_exact_costs_measured_here_are_plausible():
+    mac, entry = _auto.measure_exact_costs(repeats=1)
+    # a float32 multiply-add per core: 0.001 ns (1 TFLOP/s) to 1 ns; a selection pass a few ns
+    assert 0.001 < mac < 1 and 0.01 < entry < 100

@@ -3,9 +3,10 @@
 A model's ``fit`` is a leave-one-out search over its n training rows.  The exact engine does
 n^2 d work; an HNSW graph is built and searched in about n log n d (somewhat more at a fixed
 recall: the calibrated search breadth grows with n).  ``choose_backend``
-compares the two by cost models measured on this package's benchmark (``benchmarks/scale.py
---tune crossover``: label-mixture embeddings, k = 10, a 2-core AMD EPYC with AVX2; the
-measurements are in the docs' neighbour-search page) and picks:
+compares the two by cost models: the approximate ones measured on this package's benchmark
+(``benchmarks/scale.py --tune crossover``: label-mixture embeddings, k = 10, a 2-core AMD EPYC
+with AVX2; the measurements are in the docs' neighbour-search page), the exact one with its two
+costs measured on the machine that runs (``exact_costs``, cached), and picks:
 
 - ``"exact"`` for a metric the approximate libraries do not search (manhattan), for sparse
   rows (CSR with less than ``SPARSE_DENSITY`` of its cells stored: text, where the exact
@@ -44,10 +45,17 @@ SPARSE_DENSITY = 0.1
 APPROXIMATE_METRICS = ("euclidean", "cosine")
 
 # cost model of the exact leave-one-out search (nanoseconds per core): per multiply-add of the
-# float32 proxy GEMM, and per proxy entry (selection and masking passes over the block);
-# fitted to benchmarks/scale.py --tune crossover
-_NS_EXACT_MAC = 0.02875
-_NS_EXACT_ENTRY = 3.125
+# float32 proxy GEMM, and per proxy entry (selection and masking passes over the block).  None:
+# measured on the machine that runs (``exact_costs``); a number overrides the measurement
+# (benchmarks/scale.py --tune crossover fits both to whole searches; the tests force a choice)
+_NS_EXACT_MAC: float | None = None
+_NS_EXACT_ENTRY: float | None = None
+#: the two as fitted on a 2-core AMD EPYC with AVX2 (benchmarks/scale.py --tune crossover), kept
+#: for comparison: a 2-core AMD EPYC with AVX-512 measures 0.017 and 1.4 there
+FITTED_EXACT_COSTS = (0.02875, 3.125)
+#: the shape of the measurement: one block of the engine (queries x indexed rows x features)
+_PROBE_BLOCK = (1024, 8192, 128)
+_exact_costs: tuple[float, float] | None = None
 # cost models of an approximate fit with the backend's default build parameters (build,
 # recall calibration, leave-one-out search of every row at recall 0.95): seconds =
 # n^power (per_feature d + per_row) / threads * 1e-9; fitted to the same measurements
@@ -85,14 +93,133 @@ def exact_seconds(n_queries: int, n_indexed: int, n_features: int, *, n_threads:
     True
     """
     threads = resolve_n_jobs(n_threads)
-    per_entry = _NS_EXACT_MAC * (n_features + 1) / threads
+    ns_mac, ns_entry = exact_costs()
+    per_entry = ns_mac * (n_features + 1) / threads
     if X is not None and sp.issparse(X):
         n = X.shape[0]
         col_counts = np.bincount(X.indices, minlength=X.shape[1]).astype(np.float64)
         macs_per_out = float(col_counts @ col_counts) / (float(n) * n)
         per_entry = min(per_entry, _NS_SPARSE_MAC * macs_per_out + _NS_SPARSE_OUT)
-    per_entry += _NS_EXACT_ENTRY / threads
+    per_entry += ns_entry / threads
     return float(n_queries) * float(n_indexed) * per_entry * 1e-9
+
+
+def exact_costs() -> tuple[float, float]:
+    """The exact engine's two costs on this machine, in nanoseconds per core: a multiply-add of
+    the float32 proxy GEMM, and a proxy entry's selection passes.
+
+    Measured once (about 0.1 s, :func:`measure_exact_costs`) and kept for the process and in
+    the per-user cache (``$XDG_CACHE_HOME/mlneighbors/exact_costs.json``), keyed by the CPU,
+    the number of CPUs, NumPy and its BLAS: the GEMM's speed differs by 2x between CPUs (AVX2,
+    AVX-512) and the selection's by as much, so constants fitted on one machine misplace the
+    crossover on another.  A number set in ``_NS_EXACT_MAC`` or ``_NS_EXACT_ENTRY`` overrides
+    the measurement.
+
+    Examples
+    --------
+    >>> from mlneighbors.neighbors._auto import exact_costs
+    >>> mac, entry = exact_costs()
+    >>> 0 < mac < 1 and 0 < entry < 100
+    True
+    """
+    global _exact_costs
+    if _exact_costs is None:
+        _exact_costs = _cached_costs()
+    mac, entry = _exact_costs
+    return (mac if _NS_EXACT_MAC is None else _NS_EXACT_MAC, entry if _NS_EXACT_ENTRY is None else _NS_EXACT_ENTRY)
+
+
+def measure_exact_costs(*, repeats: int = 3) -> tuple[float, float]:
+    """Measure :func:`exact_costs` here: one block of the engine (1,024 queries x 8,192 rows x
+    129 columns, float32, the BLAS on one thread as in the engine's workers), the GEMM and then
+    the selection passes over its output (the k-th bound, the mask, the survivors), the fastest
+    of ``repeats``.  At 10^5 x 128 on 2 cores the model with these costs said 18.0 s for a
+    leave-one-out search that took 18.3 s.
+
+    Examples
+    --------
+    >>> from mlneighbors.neighbors._auto import measure_exact_costs
+    >>> mac, entry = measure_exact_costs(repeats=1)
+    >>> mac > 0 and entry > 0
+    True
+    """
+    from ._exact import _blas_single_thread
+    from ._select import kth_upper_bound, round_up, survivors
+
+    rows, n, d = _PROBE_BLOCK
+    rng = np.random.default_rng(0)
+    Q = rng.standard_normal((rows, d + 1), dtype=np.float32)
+    X = rng.standard_normal((n, d + 1), dtype=np.float32)
+    P = np.empty((rows, n), dtype=np.float32)
+    mask = np.empty((rows, n), dtype=bool)
+    gemm, select = np.inf, np.inf
+    with _blas_single_thread():
+        for _ in range(repeats):
+            start = time.perf_counter()
+            np.matmul(Q, X.T, out=P)
+            middle = time.perf_counter()
+            bound = kth_upper_bound(P, 11)
+            np.less_equal(P, round_up(bound, P.dtype)[:, None], out=mask)
+            survivors(mask, P)
+            gemm = min(gemm, middle - start)
+            select = min(select, time.perf_counter() - middle)
+    return gemm / (rows * n * (d + 1)) * 1e9, select / (rows * n) * 1e9
+
+
+def _machine_key() -> str:
+    """What the costs depend on: the CPU, how many, NumPy and its BLAS."""
+    import os
+    import platform
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            lines = fh.read().splitlines()
+        names = [line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")]
+        flags = next((line for line in lines if line.startswith("flags")), "")
+        cpu = names[0] if names else cpu
+        cpu += " avx512" if "avx512f" in flags else ""
+    except OSError:
+        pass
+    blas = ""
+    try:
+        from numpy import __config__ as config
+
+        info = config.CONFIG.get("Build Dependencies", {}).get("blas", {})
+        blas = f"{info.get('name', '')} {info.get('version', '')}"
+    except AttributeError:  # numpy < 1.26 has no CONFIG
+        pass
+    return f"{cpu} | {os.cpu_count()} cpus | numpy {np.__version__} | {blas}"
+
+
+def _cached_costs() -> tuple[float, float]:
+    """The costs from the per-user cache when it holds this machine's, else measured and
+    stored there (a cache that cannot be read or written is measured around, never an error)."""
+    import json
+    import os
+    from pathlib import Path
+
+    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    path = Path(home) / "mlneighbors" / "exact_costs.json"
+    key = _machine_key()
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        mac, entry = stored[key]
+        if 0 < mac < 1 and 0 < entry < 100:
+            return float(mac), float(entry)
+    except (OSError, ValueError, KeyError, TypeError):
+        stored = {}
+    costs = measure_exact_costs()
+    try:
+        stored = stored if isinstance(stored, dict) else {}
+        stored[key] = list(costs)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        part = path.with_name(f"{path.name}.{os.getpid()}.part")
+        part.write_text(json.dumps(stored, indent=1), encoding="utf-8")
+        os.replace(part, path)  # whole or not at all, also with processes measuring at once
+    except OSError:
+        pass
+    return costs
 
 
 #: rows of the sample an exact fit's time is measured on (``measured_exact_seconds``): about
