@@ -182,6 +182,25 @@ def test_report_draws_a_diagram_per_metric(tmp_path, shared_data, capsys):
     assert (tmp_path / "one.png").read_bytes()[:4] == b"\x89PNG"
 
 
+def test_no_diagram_where_no_test_ran_is_a_note_or_one_line(tmp_path, shared_data, capsys):
+    """One dataset: no rank test runs, so no critical-difference diagram can be drawn: with several
+    metrics each is a note and the report is still written; with one it is the error, in one line."""
+    pytest.importorskip("mlneighbors.benchmark._report")
+    pytest.importorskip("matplotlib")
+    store = tmp_path / "r.sqlite"
+    assert bench("--models", "mlknn", "brknn", "lpknn", "--datasets", "emotions", "--cv", "2", "--metrics",
+                 "hamming_loss,one_error", "--quiet", store=store, shared_data=shared_data) == 0
+    capsys.readouterr()
+    assert main(["benchmark", "report", str(store), "--diagram", str(tmp_path / "cd.png")]) == 0
+    captured = capsys.readouterr()
+    assert "| emotions |" in captured.out
+    assert "no diagram for hamming_loss" in captured.err and "no diagram for one_error" in captured.err
+    assert not list(tmp_path.glob("cd*"))
+    one = ["--metrics", "one_error", "--diagram", str(tmp_path / "cd.png")]
+    assert main(["benchmark", "report", str(store), *one]) == 2
+    assert "mlneighbors benchmark report:" in one_line(capsys)
+
+
 # --------------------------------------------------------------------------------------
 # kill -9 at random points, then the same command again
 # --------------------------------------------------------------------------------------
