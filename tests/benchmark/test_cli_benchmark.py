@@ -18,6 +18,7 @@ import pytest
 from mlneighbors.benchmark import read_rows
 from mlneighbors.cli import main
 from mlneighbors.cli._benchmark import parse_specs
+from mlneighbors.cli._common import CLIError
 
 
 def bench(*argv, store, shared_data):
@@ -60,6 +61,11 @@ def test_the_grammar():
         ("mlknn", [("k", ["5", "10", "15"])]), ("brknn", []), ("lpknn", [("k", ["10"])])]
     assert parse_specs(["mlknn,brknn-a"]) == [("mlknn", []), ("brknn-a", [])]
     assert parse_specs(["dmlknn:k=3:s=0.5,1"]) == [("dmlknn", [("k", ["3"]), ("s", ["0.5", "1"])])]
+    # a grid of two keys of several values each (the help's NAME:KEY=V1,V2:KEY2=...)
+    assert parse_specs(["mlknn:k=5,10:smoothing=0.5,1"]) == [
+        ("mlknn", [("k", ["5", "10"]), ("smoothing", ["0.5", "1"])])]
+    with pytest.raises(CLIError, match="'k=3' is neither a value nor a model"):
+        parse_specs(["mlknn:k=5,k=3"])
 
 
 @pytest.mark.parametrize("argv, words", [

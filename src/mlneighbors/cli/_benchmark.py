@@ -116,6 +116,8 @@ def parse_specs(specs: Sequence[str], cmd: str = RUN) -> list[tuple[str, list[tu
 
     >>> parse_specs(["mlknn:k=5,10,brknn", "lpknn:k=3:s=0.5,1"])
     [('mlknn', [('k', ['5', '10'])]), ('brknn', []), ('lpknn', [('k', ['3']), ('s', ['0.5', '1'])])]
+    >>> parse_specs(["mlknn:k=5,10:smoothing=0.5,1"])
+    [('mlknn', [('k', ['5', '10']), ('smoothing', ['0.5', '1'])])]
     """
     from .. import MODELS
 
@@ -129,11 +131,10 @@ def parse_specs(specs: Sequence[str], cmd: str = RUN) -> list[tuple[str, list[tu
                 if head not in MODELS:
                     raise choice_error("model", head, list(MODELS), cmd)
                 out.append((head, []))
-            else:  # another value of the last key
-                if keys or "=" in head:
+            else:  # another value of the last key, perhaps followed by more keys (5,10:s=0.5,1)
+                if "=" in head:
                     raise CLIError(f"mlneighbors {cmd}: --models {spec!r}: {piece!r} is neither a value nor a model")
                 out[-1][1][-1][1].append(head)
-                continue
             for item in keys:
                 key, sep, value = item.partition("=")
                 if not sep or not key.strip():
