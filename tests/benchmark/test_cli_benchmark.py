@@ -46,7 +46,10 @@ def test_grids_name_one_configuration_per_combination(tmp_path, shared_data, cap
     assert {m for _, m, _ in cells(store)} == {"mlknn:k=3", "mlknn:k=5", "brknn", "lpknn:k=4"}
     db = sqlite3.connect(store)
     params = dict(db.execute("SELECT model, params FROM models"))
+    # the run's provenance holds the command asked (here through main(), not the process's argv)
+    (command,) = db.execute("SELECT command FROM runs").fetchone()
     db.close()
+    assert command.startswith(f"mlneighbors benchmark run {store} --models mlknn:k=3,5 brknn,lpknn:k=4 ")
     assert '"n_neighbors": 5' in params["mlknn:k=5"] and '"n_neighbors": 4' in params["lpknn:k=4"]
     # the same command again: nothing to compute, said at the start
     assert bench("--models", "mlknn:k=3,5", "brknn,lpknn:k=4", "--datasets", "emotions", "--cv", "2",

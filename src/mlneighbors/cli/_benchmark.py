@@ -298,7 +298,7 @@ def cmd_benchmark_run(args: argparse.Namespace) -> int:
             summary = run_benchmark(
                 args.store, models, datasets, metrics=metrics, folds=args.cv, repeats=args.repeats, split=args.split,
                 seed=args.seed, jobs=args.jobs, client=client, retry_failed=args.retry_failed,
-                command=shlex.join(["mlneighbors", *sys.argv[1:]]) if sys.argv else None, on_plan=plan)
+                command=shlex.join(["mlneighbors", *args.argv]), on_plan=plan)
     except StoreError as exc:
         raise CLIError(f"mlneighbors {RUN}: {exc}") from None
     except InvalidParameterError as exc:  # a bad parameter value, found by the model's fit

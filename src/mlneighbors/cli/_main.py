@@ -175,6 +175,7 @@ def _main(argv: Sequence[str] | None, parsed: list[argparse.Namespace]) -> int:
     args = None
     try:
         args = build_parser().parse_args(argv)
+        args.argv = list(sys.argv[1:] if argv is None else argv)  # what was asked, for a store's provenance
         parsed.append(args)
         # progress bars for every long computation (when stderr is a terminal and not --quiet),
         # and warnings as one line each, without the library's source line
