@@ -111,6 +111,95 @@ def write_report(rows: list, folder: str) -> None:
     print(f"wrote the report and {len(report)} diagrams to {folder}")
 
 
+#: the metrics whose critical-difference diagrams the documentation shows
+DOCS_DIAGRAMS = ("hamming_loss", "micro_f1", "average_precision")
+DOCS_DIR = os.path.join(ROOT, "docs", "user_guide")
+
+
+def write_docs(rows: list, store: str | None, folder: str = DOCS_DIR) -> None:
+    """The benchmarking page's reference section (``benchmark_reference.inc``): the average
+    ranks of every model on every metric with Friedman's p-value and the critical difference,
+    three critical-difference diagrams (SVG) and the whole report in Markdown, for download
+    (``benchmark_reference/``); the run's time and machine from the store when given."""
+    from mlneighbors.benchmark import build_report
+
+    report = build_report(rows)
+    sub = os.path.join(folder, "benchmark_reference")
+    os.makedirs(sub, exist_ok=True)
+    with open(os.path.join(sub, "report.md"), "w", encoding="utf-8") as fh:
+        fh.write(report.to_markdown().rstrip("\n") + "\n")
+    for metric in DOCS_DIAGRAMS:
+        report.cd_diagram(os.path.join(sub, f"cd-{metric}.svg"), metric)
+    metrics = list(report)
+    models = list(report[metrics[0]].models)
+    datasets = report[metrics[0]].datasets
+    when = ""
+    if store is not None:
+        import sqlite3
+
+        db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+        runs = db.execute("SELECT started, ended, machine, cells FROM runs ORDER BY run").fetchall()
+        db.close()
+        from datetime import datetime
+
+        seconds = sum((datetime.fromisoformat(e) - datetime.fromisoformat(b)).total_seconds()
+                      for b, e, _, _ in runs if e)
+        machine = json.loads(runs[-1][2])
+        when = (f" The run took {seconds / 60:.0f} minutes on {machine['cpus']} cores "
+                f"({len(runs)} run{'s' if len(runs) > 1 else ''} of the command, resumed).")
+    # short column heads, so that eleven columns fit the page's text
+    short = {m: "".join(word[0].upper() for word in m.split("_")) for m in metrics}
+    short.update({"micro_f1": "miF1", "macro_f1": "maF1", "example_f1": "exF1"})
+    title = f"The reference: every command-line model on the {len(datasets)} shared datasets"
+    lines = [
+        title,
+        "-" * len(title),
+        "",
+        f"Every model of the command line ({len(models)}, at its defaults) on the {len(datasets)} shared datasets "
+        "under stratified 10-fold cross-validation (seed 0, dense features min-max scaled on each training part), "
+        f"MULAN's {len(metrics)} metrics; remade by ``PYTHONPATH=src python benchmarks/bench_reference.py --jobs 2 "
+        "--no-evaluate --docs`` (from the committed export alone: ``--report-only --docs``)." + when,
+        "The export of the store, one row per dataset, model and metric with every fold's value, is "
+        ":download:`benchmark_reference.csv`; the whole report (per metric the table of means and standard "
+        "deviations, the ranks and every test) is :download:`benchmark_reference/report.md`.",
+        "",
+        "Average ranks (1 the best; over the datasets ranked for that metric), Friedman's p-value and Nemenyi's "
+        "critical difference (alpha = 0.05); the columns: "
+        + ", ".join(f"{short[m]} {m.replace('_', ' ')}" for m in metrics) + ".",
+        "",
+        ".. list-table::",
+        "   :header-rows: 1",
+        "",
+        "   * - model",
+    ]
+    lines += [f"     - {short[m]}" for m in metrics]
+    for model in models:
+        lines.append(f"   * - {model}")
+        for m in metrics:
+            r = report[m]
+            k = list(r.comparison.models).index(model) if model in r.comparison.models else None
+            lines.append(f"     - {r.comparison.average_ranks[k]:.2f}" if k is not None else "     - n/a")
+    lines.append("   * - Friedman p")
+    for m in metrics:
+        f = report[m].comparison.friedman
+        lines.append(f"     - {f.pvalue:.2g}" if f is not None else "     - n/a")
+    lines.append("   * - CD (N datasets)")
+    for m in metrics:
+        c = report[m].comparison
+        lines.append(f"     - {c.critical_difference:.2f} ({c.n_datasets})" if c.critical_difference else "     - n/a")
+    notes = [f"{m}: {note}" for m in metrics for note in report[m].notes if "dropped" in note or "absent" in note]
+    if notes:
+        lines += ["", "What was left out of the ranks, and why:", ""] + [f"- {n}" for n in notes]
+    lines += ["", "The critical-difference diagrams of three metrics (a bar joins models that Nemenyi's test does "
+              "not separate):", ""]
+    for metric in DOCS_DIAGRAMS:
+        lines += [f".. image:: benchmark_reference/cd-{metric}.svg", f"   :alt: critical-difference diagram, {metric}",
+                  "   :width: 100%", ""]
+    with open(os.path.join(folder, "benchmark_reference.inc"), "w", encoding="utf-8") as fh:
+        fh.write("\n".join(lines).rstrip("\n") + "\n")
+    print(f"wrote {os.path.join(folder, 'benchmark_reference.inc')} and {sub}")
+
+
 def time_evaluate(models: list[str], datasets: list[str], folds: int, seed: int, data_home: str | None,
                   store: str) -> tuple[dict, float]:
     """Seconds of ``evaluate`` per (dataset, model), and the largest difference between its
@@ -151,10 +240,15 @@ def main_(argv: list[str] | None = None) -> int:
     p.add_argument("--no-evaluate", action="store_true", help="skip timing the same work as evaluate")
     p.add_argument("--report-dir", help="also write the report and its diagrams there")
     p.add_argument("--report-only", action="store_true", help="only the report, from the CSV export (--out)")
+    p.add_argument("--docs", action="store_true", help="also write the benchmarking page's reference section "
+                   "(docs/user_guide/benchmark_reference.inc and benchmark_reference/)")
     args = p.parse_args(argv)
 
     if args.report_only:
-        write_report(rows_of_export(args.out), args.report_dir or os.path.join(ROOT, "out", "benchmark_reference"))
+        rows = rows_of_export(args.out)
+        if args.docs:
+            write_docs(rows, args.store if os.path.exists(args.store) else None)
+        write_report(rows, args.report_dir or os.path.join(ROOT, "out", "benchmark_reference"))
         return 0
     if args.fresh:
         for suffix in ("", "-wal", "-shm"):
@@ -186,6 +280,8 @@ def main_(argv: list[str] | None = None) -> int:
         if args.jobs and args.jobs > 1:
             print("note: evaluate ran in one process and the benchmark in several: the ratio is not like for like",
                   file=sys.stderr)
+    if args.docs:
+        write_docs(rows_of_export(args.out), args.store)
     if args.report_dir:
         write_report(read_rows(args.store), args.report_dir)
     return 0
