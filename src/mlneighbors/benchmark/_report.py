@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._json import finite as _finite
 from ..metrics import METRICS
 from ._stats import Comparison, _check_alpha, compare
 
@@ -339,15 +340,6 @@ def _stat(x: float, digits: int = 3) -> str:
     return "inf" if math.isinf(x) else f"{x:.{digits}f}"
 
 
-def _finite(x: Any) -> Any:
-    """JSON has no NaN nor infinity: null, which the notes explain."""
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    if isinstance(x, dict):
-        return {k: _finite(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_finite(v) for v in x]
-    return x
 
 
 def _cell_text(r: MetricReport, i: int, j: int) -> str:

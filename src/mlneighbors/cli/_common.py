@@ -7,7 +7,6 @@ import csv
 import difflib
 import io
 import json
-import math
 import os
 import sys
 import warnings
@@ -15,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from .._json import finite as _finite
 
 FORMATS = ("table", "json", "csv")
 
@@ -173,15 +174,6 @@ def format_rows(rows: list[dict[str, Any]], fmt: str, columns: Sequence[str] | N
     return "\n".join(out)
 
 
-def _finite(value: Any) -> Any:
-    """``value`` with every NaN or infinite float replaced by None (JSON has no NaN)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    return value
 
 
 def dumps(value: Any, indent: int | None = 2) -> str:
