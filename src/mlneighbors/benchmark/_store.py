@@ -39,6 +39,7 @@ with one line naming what differs (a new store keeps such results apart).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -246,18 +247,25 @@ class Store:
 
     # ------------------------------------------------------------------ writing
 
-    def _execute_many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        """``rows`` in one transaction (the unit of durability)."""
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One transaction, the unit of durability: committed whole or rolled back; a locked or
+        read-only store said in one line."""
         try:
             self.db.execute("BEGIN IMMEDIATE")
             try:
-                self.db.executemany(sql, rows)
+                yield
             except BaseException:
                 self.db.execute("ROLLBACK")
                 raise
             self.db.execute("COMMIT")
         except sqlite3.OperationalError as exc:
             raise self._translate(exc) from None
+
+    def _execute_many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        """``rows`` in one transaction."""
+        with self._transaction():
+            self.db.executemany(sql, rows)
 
     @property
     def protocol(self) -> dict[str, Any] | None:
@@ -397,20 +405,12 @@ class Store:
             "SELECT metric FROM results WHERE dataset = ? AND model = ? AND fold = ?", (dataset, model, fold))}
         rows = [(dataset, model, fold, m, None if values is None else _real(values[m]), float(seconds), run)
                 for m in metrics if m not in have]
-        try:
-            self.db.execute("BEGIN IMMEDIATE")
-            try:
-                self.db.executemany("INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
-                if error is not None:
-                    self.db.execute("INSERT OR REPLACE INTO failures VALUES (?, ?, ?, ?, ?)",
-                                    (dataset, model, fold, error, run))
-                self.db.execute("UPDATE runs SET cells = cells + 1 WHERE run = ?", (run,))
-            except BaseException:
-                self.db.execute("ROLLBACK")
-                raise
-            self.db.execute("COMMIT")
-        except sqlite3.OperationalError as exc:
-            raise self._translate(exc) from None
+        with self._transaction():
+            self.db.executemany("INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+            if error is not None:
+                self.db.execute("INSERT OR REPLACE INTO failures VALUES (?, ?, ?, ?, ?)",
+                                (dataset, model, fold, error, run))
+            self.db.execute("UPDATE runs SET cells = cells + 1 WHERE run = ?", (run,))
 
     def forget_failures(self) -> int:
         """Delete the failed cells' rows (to compute them again).
@@ -421,14 +421,10 @@ class Store:
             How many cells were forgotten.
         """
         cells = self.db.execute("SELECT count(*) FROM failures").fetchone()[0]
-        try:
-            self.db.execute("BEGIN IMMEDIATE")
+        with self._transaction():
             self.db.execute("DELETE FROM results WHERE (dataset, model, fold) IN "
                             "(SELECT dataset, model, fold FROM failures)")
             self.db.execute("DELETE FROM failures")
-            self.db.execute("COMMIT")
-        except sqlite3.OperationalError as exc:
-            raise self._translate(exc) from None
         return int(cells)
 
     # ------------------------------------------------------------------ reading
