@@ -138,15 +138,19 @@ def write_docs(rows: list, store: str | None, folder: str = DOCS_DIR) -> None:
         import sqlite3
 
         db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
-        runs = db.execute("SELECT started, ended, machine, cells FROM runs ORDER BY run").fetchall()
+        runs = db.execute("SELECT started, ended, machine, searches, searches_unshared FROM runs "
+                          "ORDER BY run").fetchall()
         db.close()
         from datetime import datetime
 
         seconds = sum((datetime.fromisoformat(e) - datetime.fromisoformat(b)).total_seconds()
-                      for b, e, _, _ in runs if e)
+                      for b, e, *_ in runs if e)
         machine = json.loads(runs[-1][2])
-        when = (f" The run took {seconds / 60:.0f} minutes on {machine['cpus']} cores "
-                f"({len(runs)} run{'s' if len(runs) > 1 else ''} of the command, resumed).")
+        searches = sum(r[3] or 0 for r in runs), sum(r[4] or 0 for r in runs)
+        when = (f" The run took {seconds / 60:.0f} minutes on {machine['cpus']} cores"
+                + (f" ({len(runs)} runs of the command, each resuming the last)" if len(runs) > 1 else "")
+                + (f"; one search per fold served every model that could share it: {searches[0]:,} neighbour "
+                   f"searches for {searches[1]:,} asked." if searches[1] else "."))
     # short column heads, so that eleven columns fit the page's text
     short = {m: "".join(word[0].upper() for word in m.split("_")) for m in metrics}
     short.update({"micro_f1": "miF1", "macro_f1": "maF1", "example_f1": "exF1"})
