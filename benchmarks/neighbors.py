@@ -5,7 +5,7 @@ Usage::
     MLNEIGHBORS_DATA=../shared/datasets PYTHONPATH=src python benchmarks/neighbors.py
         [--repeats 3] [--datasets yeast bibtex ...] [--no-sklearn] [--no-approximate]
         [--approximate-on ohsumed synthetic] [--approximate-repeats 1]
-        [--tables search mlknn approximate]
+        [--tables search mlknn floor approximate] [--floor-rows 100000]
 
 Workload per dataset (k = 10), the one ML-kNN's fit + predict needs: build an index on the
 training rows, the leave-one-out k neighbours of every training row, then the k neighbours
@@ -286,6 +286,23 @@ def mlknn_table(names: list[str], repeats: int) -> None:
         )
 
 
+# ---------------------------------------------------------------------------- the GEMM floor
+def floor_table(n: int, d: int = 128) -> None:
+    """The exact leave-one-out search of ``n`` random float32 rows against the float32 GEMM's
+    own time for the same n^2 d work (numpy, blocks of 1,024 x 8,192 rows): the floor."""
+    X = np.random.default_rng(0).standard_normal((n, d)).astype(np.float32)
+    start = time.perf_counter()
+    for a in range(0, n, 1024):
+        for b in range(0, n, 8192):
+            X[a : a + 1024] @ X[b : b + 8192].T
+    gemm = time.perf_counter() - start
+    start = time.perf_counter()
+    loo_kneighbors(ExactIndex().build(X), X, K)
+    ours = time.perf_counter() - start
+    print(f"leave-one-out search of {n:,} x {d} rows: {ours:.1f} s; the float32 GEMM of the same work "
+          f"{gemm:.1f} s; ratio {ours / gemm:.2f}")
+
+
 # ---------------------------------------------------------------------------- approximate
 APPROX = [
     ("faiss-ivf", {}),
@@ -354,9 +371,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-sklearn", action="store_true")
     parser.add_argument("--no-approximate", action="store_true")
     parser.add_argument(
-        "--tables", nargs="+", default=["search", "mlknn", "approximate"], choices=["search", "mlknn", "approximate"],
-        help="which tables: the neighbour search alone, ML-kNN end to end vs faiss + labels, the approximate backends",
+        "--tables", nargs="+", default=["search", "mlknn", "approximate"],
+        choices=["search", "mlknn", "floor", "approximate"],
+        help="which tables: the neighbour search alone, ML-kNN end to end vs faiss + labels, the leave-one-out "
+             "search against the GEMM floor (--floor-rows), the approximate backends",
     )
+    parser.add_argument("--floor-rows", type=int, default=100_000, help="rows of the floor's random data (d = 128)")
     args = parser.parse_args(argv)
     import threadpoolctl
 
@@ -371,6 +391,9 @@ def main(argv: list[str] | None = None) -> None:
     if "mlknn" in args.tables:
         print()
         mlknn_table([name for name in args.datasets if name != "synthetic"], args.repeats)
+    if "floor" in args.tables:
+        print()
+        floor_table(args.floor_rows)
     if "approximate" in args.tables and not args.no_approximate:
         approx_table(args.approximate_on, args.approximate_repeats)
 
