@@ -83,32 +83,6 @@ def test_processes_give_the_numbers_of_an_in_process_run(reference, tmp_path):
     assert (jobs.searches, jobs.searches_unshared) == (summary.searches, summary.searches_unshared)
 
 
-def _threads_here() -> tuple[int, int]:
-    """CPUs this process may use, and the most threads of any of its BLAS libraries."""
-    import os
-
-    from threadpoolctl import threadpool_info
-
-    return len(os.sched_getaffinity(0)), max(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas")
-
-
-def test_each_worker_process_gets_its_share_of_the_cpus():
-    """--jobs N: N processes split the CPUs (their own CPUs, as many BLAS threads), rather than
-    each running as many threads as the machine has CPUs."""
-    import multiprocessing
-    import os
-    from concurrent.futures import ProcessPoolExecutor
-
-    from mlneighbors.benchmark._run import _share_cpus
-
-    cpus = len(os.sched_getaffinity(0))
-    started = multiprocessing.get_context().Value("i", 0)
-    with ProcessPoolExecutor(2, initializer=_share_cpus, initargs=(started, 2)) as pool:
-        seen = [pool.submit(_threads_here).result() for _ in range(4)]
-    share = max(1, cpus // 2)
-    assert all(mine == share and blas <= share for mine, blas in seen), (cpus, seen)
-
-
 @pytest.mark.slow
 def test_a_local_dask_cluster_gives_the_numbers_of_an_in_process_run(reference, tmp_path):
     distributed = pytest.importorskip("distributed")

@@ -12,7 +12,6 @@ cluster; only this process writes the store, one transaction per finished cell
 from __future__ import annotations
 
 import hashlib
-import os
 import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -448,12 +447,10 @@ def _in_processes(jobs: int, tasks: list, models: Mapping[str, Any], metrics: li
                   datasets: Mapping[str, BenchmarkData], pairs: dict[str, list]) -> Iterator[tuple[tuple, Any]]:
     """The tasks' results as they finish, from ``jobs`` processes; at most two tasks per process
     are waiting at any time (their rows are copies)."""
-    import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     queue = list(tasks)
-    started = multiprocessing.get_context().Value("i", 0)
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_share_cpus, initargs=(started, jobs)) as pool:
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
         running: dict[Any, tuple[str, int]] = {}
         try:
             while queue or running:
@@ -466,27 +463,6 @@ def _in_processes(jobs: int, tasks: list, models: Mapping[str, Any], metrics: li
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             raise
-
-
-def _share_cpus(started: Any, jobs: int) -> None:
-    """A worker process's share of this machine: its own CPUs (``jobs`` processes split them)
-    and as many BLAS and OpenMP threads. Without it every process ran as many threads as the
-    machine has CPUs, and BLDA's and BKNN's linear algebra in 2 processes on 2 cores took 2-4x
-    their time in one."""
-    with started.get_lock():
-        position = started.value
-        started.value += 1
-    try:
-        cpus = sorted(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux: the threads alone are limited
-        cpus = list(range(os.cpu_count() or 1))
-    per = max(1, len(cpus) // jobs)
-    mine = [cpus[(position * per + i) % len(cpus)] for i in range(per)]
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, mine)  # the package's own threads follow (resolve_n_jobs reads it)
-    from threadpoolctl import threadpool_limits
-
-    threadpool_limits(per)
 
 
 def _on_dask(client: Any, tasks: list, models: Mapping[str, Any], metrics: list[str],
