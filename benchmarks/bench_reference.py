@@ -161,7 +161,7 @@ def write_docs(rows: list, store: str | None, folder: str = DOCS_DIR) -> None:
         "",
         f"Every model of the command line ({len(models)}, at its defaults) on the {len(datasets)} shared datasets "
         "under stratified 10-fold cross-validation (seed 0, dense features min-max scaled on each training part), "
-        f"MULAN's {len(metrics)} metrics; remade by ``PYTHONPATH=src python benchmarks/bench_reference.py --jobs 2 "
+        f"MULAN's {len(metrics)} metrics; remade by ``PYTHONPATH=src python benchmarks/bench_reference.py "
         "--no-evaluate --docs`` (from the committed export alone: ``--report-only --docs``)." + when,
         "The export of the store, one row per dataset, model and metric with every fold's value, is "
         ":download:`benchmark_reference.csv`; the whole report (per metric the table of means and standard "
