@@ -31,9 +31,10 @@ import scipy.sparse as sp
 
 from ._base import BaseIndex, check_positive_int, check_recall, resolve_n_jobs, search
 from ._capabilities import Capabilities, get_capabilities
-from ._exact import _NS_SPARSE_MAC, _NS_SPARSE_OUT
+from ._exact import _NS_SPARSE_MAC, _NS_SPARSE_OUT, _blas_single_thread
 from ._loo import loo_kneighbors
 from ._registry import BACKENDS, get_index
+from ._select import kth_upper_bound, round_up, survivors
 
 __all__ = ["APPROXIMATE", "AutoIndex", "Choice", "choose_backend", "exact_seconds", "approximate_seconds"]
 
@@ -143,9 +144,6 @@ def measure_exact_costs(*, repeats: int = 3) -> tuple[float, float]:
     >>> mac > 0 and entry > 0
     True
     """
-    from ._exact import _blas_single_thread
-    from ._select import kth_upper_bound, round_up, survivors
-
     rows, n, d = _PROBE_BLOCK
     rng = np.random.default_rng(0)
     Q = rng.standard_normal((rows, d + 1), dtype=np.float32)
