@@ -167,8 +167,8 @@ def write_docs(rows: list, store: str | None, folder: str = DOCS_DIR) -> None:
         ":download:`benchmark_reference.csv`; the whole report (per metric the table of means and standard "
         "deviations, the ranks and every test) is :download:`benchmark_reference/report.md`.",
         "",
-        "Average ranks (1 the best; over the datasets ranked for that metric), Friedman's p-value and Nemenyi's "
-        "critical difference (alpha = 0.05); the columns: "
+        "Average ranks (1 the best; over the datasets ranked for that metric), then Friedman's p-value and "
+        "Nemenyi's critical difference (CD, alpha = 0.05) per metric; the columns: "
         + ", ".join(f"{short[m]} {m.replace('_', ' ')}" for m in metrics) + ".",
         "",
         ".. list-table::",
@@ -182,15 +182,15 @@ def write_docs(rows: list, store: str | None, folder: str = DOCS_DIR) -> None:
         for m in metrics:
             r = report[m]
             k = list(r.comparison.models).index(model) if model in r.comparison.models else None
-            lines.append(f"     - {r.comparison.average_ranks[k]:.2f}" if k is not None else "     - n/a")
-    lines.append("   * - Friedman p")
-    for m in metrics:
-        f = report[m].comparison.friedman
-        lines.append(f"     - {f.pvalue:.2g}" if f is not None else "     - n/a")
-    lines.append("   * - CD (N datasets)")
+            lines.append(f"     - {r.comparison.average_ranks[k]:.1f}" if k is not None else "     - n/a")
+    # the tests in a sentence under the table (a row of p-values would widen it past the text)
+    tests = []
     for m in metrics:
         c = report[m].comparison
-        lines.append(f"     - {c.critical_difference:.2f} ({c.n_datasets})" if c.critical_difference else "     - n/a")
+        p_value = f"p = {c.friedman.pvalue:.2g}" if c.friedman is not None else "no test"
+        cd = f", CD {c.critical_difference:.2f} over {c.n_datasets}" if c.critical_difference else ""
+        tests.append(f"{short[m]} {p_value}{cd}")
+    lines += ["", "Friedman's test per metric: " + "; ".join(tests) + "."]
     notes = [f"{m}: {note}" for m in metrics for note in report[m].notes if "dropped" in note or "absent" in note]
     if notes:
         lines += ["", "What was left out of the ranks, and why:", ""] + [f"- {n}" for n in notes]

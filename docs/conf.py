@@ -48,7 +48,9 @@ extensions = [
 ]
 
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "_generated", "**.ipynb_checkpoints", "auto_examples/*.md5"]
+exclude_patterns = ["_build", "_generated", "**.ipynb_checkpoints", "auto_examples/*.md5",
+                    # the benchmark reference's whole report: a download, not a page
+                    "user_guide/benchmark_reference/*.md"]
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
 default_role = "literal"  # `x` in prose is code, never a failed cross-reference

@@ -1,6 +1,6 @@
 """
-A benchmark across datasets, its statistics and its critical-difference diagram
-==============================================================================
+A benchmark across datasets: its statistics and critical-difference diagram
+===========================================================================
 
 Five model configurations (ML-kNN at k = 5 and 10, BRkNN, LPkNN and DML-kNN) on five small
 shared datasets under 5-fold stratified cross-validation, into a results store
