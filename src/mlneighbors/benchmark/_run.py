@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from ..neighbors._cache import feed
 from ._store import Store
 
 __all__ = ["BenchmarkData", "RunSummary", "folds_of", "run_benchmark"]
@@ -75,18 +76,8 @@ class BenchmarkData:
         for part in (self.X, self.Y, self.X_test, self.Y_test):
             if part is None:
                 digest.update(b"none")
-                continue
-            if sp.issparse(part):
-                part = sp.csr_matrix(part, copy=True)
-                part.sort_indices()
-                arrays = [part.data, part.indices, part.indptr]
-                digest.update(f"csr{part.shape}".encode())
             else:
-                arrays = [np.asarray(part)]
-            for array in arrays:
-                array = np.ascontiguousarray(array)
-                digest.update(f"{array.shape}{array.dtype.str}".encode())
-                digest.update(array.view(np.uint8).ravel() if array.size else b"")
+                feed(digest, part, sort_indices=True)
         return digest.hexdigest()
 
 

@@ -18,17 +18,27 @@ __all__ = ["NeighborCache", "fingerprint"]
 def fingerprint(X: Any) -> str:
     """A content hash of a dense array or sparse matrix (shape, dtype and values)."""
     digest = hashlib.blake2b(digest_size=16)
+    feed(digest, X)
+    return digest.hexdigest()
+
+
+def feed(digest: Any, X: Any, *, sort_indices: bool = False) -> None:
+    """Update a ``hashlib`` digest with the content of a dense array or sparse matrix: its shape,
+    and the dtype, shape and bytes of each array (CSR: data, indices, indptr). ``sort_indices``:
+    a copy of CSR rows with their indices sorted, so that two orders of the same rows hash alike
+    (without it nothing is copied)."""
     if sp.issparse(X):
-        X = sp.csr_matrix(X)
+        X = sp.csr_matrix(X, copy=sort_indices)
+        if sort_indices:
+            X.sort_indices()
         parts = [X.data, X.indices, X.indptr]
-        digest.update(b"csr")
+        digest.update(f"csr{X.shape}".encode())
     else:
         parts = [np.asarray(X)]
     for part in parts:
         part = np.ascontiguousarray(part)
         digest.update(f"{part.shape}{part.dtype.str}".encode())
         digest.update(part.view(np.uint8).ravel() if part.size else b"")
-    return digest.hexdigest()
 
 
 class _Store:
