@@ -525,7 +525,26 @@ def _checked_ivf(faiss: ModuleType, index: Any, n: int, name: str) -> Any:
     return ivf.quantizer
 
 
-class FaissIVFIndex(_FaissBase):
+class _WithIVF:
+    """What the indexes holding a faiss IVF share: the number of its lists in the saved state,
+    and no quantizer in a pickle (``serialize_index`` stores it with the IVF)."""
+
+    nlist_: int
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(super().__getstate__())
+        state.pop("_quantizer", None)
+        return state
+
+    def _saved_state(self) -> dict[str, Any]:
+        return {**super()._saved_state(), "nlist": int(self.nlist_)}
+
+    def _restore_state(self, state: dict[str, Any], X: Matrix) -> None:
+        super()._restore_state(state, X)
+        self.nlist_ = int(state["nlist"])
+
+
+class FaissIVFIndex(_WithIVF, _FaissBase):
     """faiss ``IndexIVFFlat``: k-means cells, exhaustive search of the ``nprobe`` nearest cells.
 
     Parameters
@@ -616,24 +635,12 @@ class FaissIVFIndex(_FaissBase):
     def _breadth_range(self, k: int) -> tuple[int, int]:
         return 1, self.nlist_
 
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(super().__getstate__())
-        state.pop("_quantizer", None)  # serialize_index stores the quantizer with the index
-        return state
-
     def _search_library(self, Q: Matrix, Qp: Matrix, k: int, breadth: Any) -> np.ndarray:
         faiss = self._library()
         params = faiss.SearchParametersIVF()
         params.nprobe = min(int(breadth), self.nlist_)
         _, idx = self._index.search(self._lib_vectors(Q, Qp), k, params=params)
         return idx
-
-    def _saved_state(self) -> dict[str, Any]:
-        return {**super()._saved_state(), "nlist": int(self.nlist_)}
-
-    def _restore_state(self, state: dict[str, Any], X: Matrix) -> None:
-        super()._restore_state(state, X)
-        self.nlist_ = int(state["nlist"])
 
     def _check_faiss(self, faiss: ModuleType, index: Any) -> None:
         self._quantizer = _checked_ivf(faiss, index, self.n_samples_fit_, self.name)
@@ -728,19 +735,24 @@ class FaissHNSWIndex(_FaissBase):
         self._check_recall_params()
 
     def _build_library(self, faiss: ModuleType, X: Matrix, rows: np.ndarray, progress: Any) -> None:
-        index = faiss.IndexHNSWFlat(X.shape[1], self.M, faiss.METRIC_L2)
-        index.hnsw.efConstruction = self.ef_construction
-        self._index = index
+        self._index = self._new_graph(faiss, X.shape[1])
         self._add_library(X, rows, progress)
+
+    def _new_graph(self, faiss: ModuleType, d: int) -> Any:
+        index = faiss.IndexHNSWFlat(d, self.M, faiss.METRIC_L2)
+        index.hnsw.efConstruction = self.ef_construction
+        return index
 
     def _breadth_range(self, k: int) -> tuple[int, int]:
         return k, max(k, self.n_samples_fit_)
 
     def _search_library(self, Q: Matrix, Qp: Matrix, k: int, breadth: Any) -> np.ndarray:
-        faiss = self._library()
-        params = faiss.SearchParametersHNSW()
+        return self._search_graph(self._lib_vectors(Q, Qp), k, breadth)
+
+    def _search_graph(self, vectors: np.ndarray, k: int, breadth: Any) -> np.ndarray:
+        params = self._library().SearchParametersHNSW()
         params.efSearch = max(int(breadth), k)
-        _, idx = self._index.search(self._lib_vectors(Q, Qp), k, params=params)
+        _, idx = self._index.search(vectors, k, params=params)
         return idx
 
     def _check_faiss(self, faiss: ModuleType, index: Any) -> None:
@@ -786,7 +798,7 @@ class FaissHNSWIndex(_FaissBase):
             raise ValueError(f"the saved {self.name} index is damaged: its graph is inconsistent")
 
 
-class FaissUnionIndex(FaissHNSWIndex):
+class FaissUnionIndex(_WithIVF, FaissHNSWIndex):
     """A faiss HNSW graph and a faiss IVF, their candidates merged and re-ranked exactly.
 
     An HNSW search fails whole queries now and then: on clustered data its greedy search can
@@ -885,9 +897,7 @@ class FaissUnionIndex(FaissHNSWIndex):
         check_positive_int(self.nprobe, "nprobe")
 
     def _build_library(self, faiss: ModuleType, X: Matrix, rows: np.ndarray, progress: Any) -> None:
-        index = faiss.IndexHNSWFlat(X.shape[1], self.M, faiss.METRIC_L2)
-        index.hnsw.efConstruction = self.ef_construction
-        self._index = index
+        self._index = self._new_graph(faiss, X.shape[1])
         self._ivf, self._quantizer, self.nlist_ = _trained_ivf(self, faiss, X, rows, self.nlist, flat=False)
         self._add_library(X, rows, progress)
 
@@ -902,19 +912,15 @@ class FaissUnionIndex(FaissHNSWIndex):
         return max(k, _UNION_EF_MIN), max(k, _UNION_EF_MIN, self.n_samples_fit_)
 
     def _search_library(self, Q: Matrix, Qp: Matrix, k: int, breadth: Any) -> np.ndarray:
-        faiss = self._library()
         vectors = self._lib_vectors(Q, Qp)
-        graph = faiss.SearchParametersHNSW()
-        graph.efSearch = max(int(breadth), k)
-        _, from_graph = self._index.search(vectors, k, params=graph)
-        cells = faiss.SearchParametersIVF()
+        from_graph = self._search_graph(vectors, k, breadth)
+        cells = self._library().SearchParametersIVF()
         cells.nprobe = min(int(self.nprobe), self.nlist_)
         _, from_cells = self._ivf.search(vectors, 2 * k, params=cells)
         return np.hstack([from_graph, from_cells])  # -1 padding and repeats: _rank counts them out
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(super().__getstate__())
-        state.pop("_quantizer", None)  # serialize_index stores the quantizer with the IVF
         if "_ivf" in state:
             state["_ivf"] = self._library().serialize_index(state["_ivf"])
         return state
@@ -938,13 +944,6 @@ class FaissUnionIndex(FaissHNSWIndex):
             raise ValueError(f"the saved {self.name} index is damaged: its IVF holds vectors of {ivf.d} features")
         self._quantizer = _checked_ivf(faiss, ivf, self.n_samples_fit_, self.name)
         self._ivf = ivf
-
-    def _saved_state(self) -> dict[str, Any]:
-        return {**super()._saved_state(), "nlist": int(self.nlist_)}
-
-    def _restore_state(self, state: dict[str, Any], X: Matrix) -> None:
-        super()._restore_state(state, X)
-        self.nlist_ = int(state["nlist"])
 
 
 class HnswlibIndex(ApproximateIndex):
