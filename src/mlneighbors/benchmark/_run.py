@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from .._json import jsonable, model_params
 from ..neighbors._cache import feed
 from ._store import Store
 
@@ -271,9 +272,6 @@ def _check_scores(models: Mapping[str, Any], metrics: Sequence[str]) -> None:
 
 
 def _params(models: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    from ..cli._common import jsonable
-    from ..cli._models import model_params
-
     return {name: jsonable(params) for name, params in model_params(dict(models)).items()}
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import __version__
+from .._json import jsonable, model_params
 from .._progress import task
 from ..exceptions import InvalidParameterError
 from ._common import (
@@ -21,7 +22,6 @@ from ._common import (
     emit,
     format_rows,
     header,
-    jsonable,
     note,
     prepare_folder,
     relay_warnings,
@@ -35,7 +35,6 @@ from ._models import (
     dask_client,
     describe_search,
     exact_note,
-    model_params,
     search_of,
     summarize_searches,
 )

@@ -181,17 +181,6 @@ def dumps(value: Any, indent: int | None = 2) -> str:
     return json.dumps(_finite(value), indent=indent, allow_nan=False)
 
 
-def jsonable(value: Any) -> Any:
-    """A parameter value as JSON can hold it (objects by their repr)."""
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    return repr(value)
-
-
 def emit(rows: list[dict[str, Any]], fmt: str, columns: Sequence[str], meta: dict[str, Any]) -> None:
     """Print results: a table (under the header printed when the run started), or JSON /
     CSV that carry ``meta`` (the dataset, protocol, seed, model parameters and library

@@ -356,17 +356,3 @@ def apply_backend(models: dict[str, Any], name: str | None, params: dict[str, An
             if (key == "backend" or key.endswith("__backend")) and value == "exact":
                 prefix = key[: -len("backend")]
                 model.set_params(**{key: name, prefix + "backend_params": params})
-
-
-def model_params(models: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Each model's parameters as it was fitted, defaults included (``--k`` left out still
-    records the k used), for the outputs' metadata: the estimator's ``get_params``, a
-    Pipeline's as its steps' (``blda__reg``), without scikit-learn's Pipeline settings
-    (``memory``, ``verbose``) or the steps themselves."""
-    out = {}
-    for name, model in models.items():
-        params = model.get_params(deep=True)
-        steps = getattr(model, "steps", None)
-        out[name] = {k: v for k, v in params.items()
-                     if not hasattr(v, "get_params") and (not steps or "__" in k)}
-    return out
