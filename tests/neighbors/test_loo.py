@@ -93,3 +93,37 @@ def test_loo_errors(rng):
 
     with pytest.raises(ValueError, match="more than once"):
         loo_kneighbors(Broken().build(X), X, 3)
+
+
+def _drop_self_twin(dist, idx, self_rows, k, rows=None):
+    """One query at a time: its entries in order, its own row skipped, the first k kept."""
+    out_d = np.full((len(dist), k), np.inf)
+    out_i = np.full((len(dist), k), -1, dtype=np.intp)
+    for q in range(len(dist)):
+        kept = [(d, i) for d, i in zip(dist[q], idx[q], strict=True)
+                if (i if rows is None else rows[i]) != self_rows[q]][:k]
+        for j, (d, i) in enumerate(kept):
+            out_d[q, j], out_i[q, j] = d, i
+    return out_d, out_i
+
+
+@pytest.mark.parametrize("block", [1, 7, 1 << 20])
+def test_drop_self_in_blocks_equals_a_loop_twin(rng, monkeypatch, block):
+    """The blocked pass (a 10^6-row result is not masked whole) keeps exactly the entries a loop
+    keeps, whether a query's own row is in its result, absent, or searched among a subset."""
+    from mlneighbors.neighbors import _loo
+
+    monkeypatch.setattr(_loo, "_DROP_BLOCK", block)
+    n, m = 53, 6
+    idx = rng.integers(0, 40, (n, m))
+    dist = np.sort(rng.random((n, m)), axis=1)
+    self_rows = np.where(rng.random(n) < 0.6, idx[np.arange(n), rng.integers(0, m, n)], 1000)
+    for k in (1, m - 1, m):
+        got = _loo.drop_self(dist, idx, self_rows, k)
+        np.testing.assert_array_equal(got[0], _drop_self_twin(dist, idx, self_rows, k)[0])
+        np.testing.assert_array_equal(got[1], _drop_self_twin(dist, idx, self_rows, k)[1])
+    rows = rng.permutation(100)[:40]  # idx numbers a subset of the rows
+    got = _loo.drop_self(dist, idx, rows[self_rows % 40], 4, rows=rows)
+    want = _drop_self_twin(dist, idx, rows[self_rows % 40], 4, rows=rows)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])

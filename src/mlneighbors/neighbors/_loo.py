@@ -22,6 +22,9 @@ from ._base import check_k, check_result, search
 
 __all__ = ["drop_self", "loo_kneighbors"]
 
+# entries of a result handled at once by ``drop_self``
+_DROP_BLOCK = 1 << 20
+
 
 def loo_kneighbors(
     index: Any, X: Any, k: int, *, validated: bool = False, rows: Any = None
@@ -147,13 +150,18 @@ def drop_self(
 
     dist = np.asarray(dist, dtype=np.float64)
     idx = np.asarray(idx, dtype=np.intp)
-    global_idx = idx if rows is None else np.asarray(rows)[idx]
-    keep = global_idx != np.asarray(self_rows)[:, None]
-    keep &= np.cumsum(keep, axis=1) <= k
-    n_kept = keep.sum(axis=1)
+    self_rows = np.asarray(self_rows)
     out_dist = np.full((len(dist), k), np.inf)
     out_idx = np.full((len(dist), k), -1, dtype=np.intp)
-    slots = np.arange(k) < n_kept[:, None]  # the kept entries, left-aligned, in their order
-    out_dist[slots] = dist[keep]
-    out_idx[slots] = idx[keep]
+    # in blocks of rows: the masks and gathers of a 10^6-row leave-one-out result would
+    # otherwise hold several times its size at once
+    step = max(1, _DROP_BLOCK // max(1, idx.shape[1]))
+    for a in range(0, len(dist), step):
+        ib = idx[a : a + step]
+        global_idx = ib if rows is None else np.asarray(rows)[ib]
+        keep = global_idx != self_rows[a : a + step, None]
+        keep &= np.cumsum(keep, axis=1) <= k
+        slots = np.arange(k) < keep.sum(axis=1)[:, None]  # the kept entries, left-aligned, in their order
+        out_dist[a : a + step][slots] = dist[a : a + step][keep]
+        out_idx[a : a + step][slots] = ib[keep]
     return out_dist, out_idx
