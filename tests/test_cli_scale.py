@@ -101,8 +101,8 @@ def _no_approximate_library(monkeypatch):
         monkeypatch.setitem(sys.modules, module, None)  # import fails, find_spec finds nothing
 
 
-WHY = ("--backend auto runs the exact search: 391 x 72: an approximate index would be faster, but none of faiss, "
-       "hnswlib is installed (pip install 'mlneighbors[faiss]')")
+WHY = ("--backend auto runs the exact search: 391 x 72: an approximate index would be faster, but faiss "
+       "is not installed (pip install 'mlneighbors[faiss]')")
 
 
 @pytest.mark.requires("skops")  # its last part writes a model file
@@ -136,26 +136,26 @@ def test_evaluate_and_compare_say_what_auto_picked_and_its_recall(approximate_wi
     base = ["--data-home", str(shared_data), "--metrics", "hamming_loss", "--backend", "auto", "--cv", "2"]
     assert main(["evaluate", "emotions", "--model", "mlknn", *base]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert re.fullmatch(r"neighbours: faiss-hnsw, recall@10 (0\.9\d\d \(\d+\.\d+% of queries below 0\.5; |1\.000 \()"
+    assert re.fullmatch(r"neighbours: faiss-union, recall@10 (0\.9\d\d \(\d+\.\d+% of queries below 0\.5; |1\.000 \()"
                         r"mean of 2 fits\)", lines[1]), lines
     assert main(["evaluate", "emotions", "--model", "mlknn", *base, "--format", "json"]) == 0
     captured = capsys.readouterr()
     doc = json.loads(captured.out)
     assert doc["backend"] == "auto" and doc["params"]["mlknn"]["backend"] == "auto"
     search = doc["neighbours"]["mlknn"]
-    assert search["backend"] == "faiss-hnsw" and search["k"] == 10 and search["fits"] == 2
+    assert search["backend"] == "faiss-union" and search["k"] == 10 and search["fits"] == 2
     assert 0.9 <= search["recall"] <= 1.0 and 0.0 <= search["low_recall_share"] <= 0.1
-    said = describe_search("faiss-hnsw", 10, search["recall"], search["low_recall_share"], 2)
+    said = describe_search("faiss-union", 10, search["recall"], search["low_recall_share"], 2)
     assert f"neighbours: {said}" in captured.err  # the header
     assert main(["compare", "emotions", "--models", "mlknn,bknn", *base, "--format", "csv"]) == 0
     captured = capsys.readouterr()
     rows = list(csv.DictReader(io.StringIO(captured.out)))
     searches = json.loads(rows[0]["neighbours"])
-    assert searches["mlknn"]["backend"] == "faiss-hnsw" and searches["bknn"]["backend"] == "faiss-hnsw"
+    assert searches["mlknn"]["backend"] == "faiss-union" and searches["bknn"]["backend"] == "faiss-union"
     assert searches["bknn"]["k"] == 5 and 0 < searches["bknn"]["recall"] <= 1  # BKNN: recall at b per label
     assert all(0 <= searches[m]["low_recall_share"] <= 0.1 for m in ("mlknn", "bknn"))
-    assert "neighbours: mlknn: faiss-hnsw, recall@10 " in captured.err
-    assert "; bknn: faiss-hnsw, recall@5 " in captured.err
+    assert "neighbours: mlknn: faiss-union, recall@10 " in captured.err
+    assert "; bknn: faiss-union, recall@5 " in captured.err
 
 
 def test_the_auto_note_at_a_million_rows(capsys, monkeypatch):
@@ -168,7 +168,7 @@ def test_the_auto_note_at_a_million_rows(capsys, monkeypatch):
     rows = Shape(10**6, 128)
     text = auto_note("auto", None, rows, {"mlknn": make_model("mlknn")}, quiet=False)
     assert text.startswith("--backend auto runs the exact search: 1000000 x 128: an approximate index would be "
-                           "faster, but none of faiss, hnswlib is installed (pip install")
+                           "faster, but faiss is not installed (pip install")
     assert capsys.readouterr().err == f"note: {text}\n"
     assert auto_note("auto", None, rows, {"mlknn": make_model("mlknn")}, quiet=True) == text
     assert auto_note("auto", None, rows, {"m": make_model("mlknn", metric="manhattan")}, quiet=False) == ""

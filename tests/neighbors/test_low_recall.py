@@ -26,7 +26,7 @@ from ._wrong import answer_wrong
 CALIBRATED = ["hnswlib", "faiss-hnsw", "faiss-ivf"]
 LIBRARY = {"faiss-ivf": "faiss", "faiss-hnsw": "faiss", "hnswlib": "hnswlib"}
 CLASS = {"hnswlib": _approximate.HnswlibIndex, "faiss-hnsw": _approximate.FaissHNSWIndex,
-         "faiss-ivf": _approximate.FaissIVFIndex}
+         "faiss-ivf": _approximate.FaissIVFIndex, "faiss-union": _approximate.FaissUnionIndex}
 # a breadth below which the chosen "sometimes" rows are answered wrong: inside every
 # backend's calibration range (HNSW: k + 1 .. n; IVF: 1 .. its cells, about 40 here)
 # (and not a breadth the bisection measures last: the share must be the chosen breadth's)

@@ -78,6 +78,10 @@ _MIN_HELD = 20
 #: the union's smallest graph breadth (``benchmarks/tail.py``: at ef 32 one query in 10^4 of the
 #: hard law fell below recall 0.5, at 64 none of 4 x 10^4)
 _UNION_EF_MIN = 64
+#: the union's IVF: 2 sqrt(n) cells of 8-bit codes, k-means trained on 64 rows a cell (what
+#: benchmarks/tail.py measured; at 10^6 rows, 2,000 cells of 500 rows, 32 searched)
+_UNION_CELLS_PER_SQRT_N = 2.0
+_UNION_POINTS_PER_CELL = 64
 
 
 
@@ -132,6 +136,9 @@ class ApproximateIndex(BaseIndex):
     package: ClassVar[str] = ""
     #: the search breadth calibrated to ``recall`` ("" for an adapter without one)
     breadth: ClassVar[str] = ""
+    # the libraries get float32 vectors and the re-ranking computes in float64 from any rows:
+    # dense float32 rows are kept once, as given (issue 29: 10^6 x 128 held twice otherwise)
+    float32_rows: ClassVar[bool] = True
 
     recall: float | None
     recall_k: int
@@ -191,15 +198,20 @@ class ApproximateIndex(BaseIndex):
         rest = np.setdiff1d(np.arange(n), held, assume_unique=True)
         loo_rows = np.sort(rest[sample_rows(len(rest), size, seed + 1)]) if len(held) else held
         self._order = np.concatenate([rest, held]).astype(np.intp)
+        if len(held):
+            # the exact answers first, and the exact index (a float32 copy of the rows) freed
+            # before the library's index is built: the two are never held together
+            exact = ExactIndex(metric=self.metric).build(X)
+            kth = self._kth_outside(exact, X, held, k)
+            exact_kth = loo_kneighbors(exact, X, k, rows=loo_rows, validated=True)[0][:, -1]
+            del exact
         with task(f"build {self.name} index", n) as progress:
             self._build_library(lib, X, rest, progress)
             self.n_samples_fit_, self.n_features_in_ = X.shape  # the calibration queries the index
-            exact = ExactIndex(metric=self.metric).build(X) if len(held) else None
             fixed = getattr(self, self.breadth) if self.breadth else None
             target = DEFAULT_RECALL if self.recall is None else float(self.recall)
             lo, hi = self._breadth_range(k + 1) if self.breadth else (0, 0)
             if len(held):
-                kth = self._kth_outside(exact, X, held, k)
                 self._breadth, self.query_recall_, self.query_low_recall_share_ = self._calibrated(
                     lambda b: self._held_out_hits(X, held, k, b, kth), k, fixed, lo, hi, target)
             else:
@@ -207,8 +219,6 @@ class ApproximateIndex(BaseIndex):
                 self.query_recall_ = self.query_low_recall_share_ = float("nan")
             self._add_library(X, held, progress)
         if len(held):
-            exact_kth = loo_kneighbors(exact, X, k, rows=loo_rows, validated=True)[0][:, -1]
-            del exact
             self._loo_breadth, self.recall_, self.low_recall_share_ = self._calibrated(
                 lambda b: self._loo_hits(X, loo_rows, k, b, exact_kth), k, fixed, lo, hi, target)
         else:  # a handful of rows: the widest search, measured on every row
@@ -489,13 +499,15 @@ class _FaissBase(ApproximateIndex):
 
 
 def _trained_ivf(owner: ApproximateIndex, faiss: ModuleType, X: Matrix, rows: np.ndarray, nlist: int | None,
-                 *, flat: bool) -> tuple[Any, Any, int]:
+                 *, flat: bool, cells_per_sqrt_n: float = _IVF_CELLS_PER_SQRT_N, points_per_cell: int | None = None
+                 ) -> tuple[Any, Any, int]:
     """A trained, empty faiss IVF index of the ``rows`` of ``X`` (``owner``'s vectors and seed):
     ``(index, quantizer, nlist)``.  ``flat``: float32 vectors in the cells (``IndexIVFFlat``);
     else 8-bit codes (``IndexIVFScalarQuantizer``, a quarter of the memory: enough where the
-    candidates are re-ranked exactly anyway)."""
+    candidates are re-ranked exactly anyway).  ``nlist`` None: ``cells_per_sqrt_n`` x sqrt(n)
+    cells; k-means trains on at most ``points_per_cell`` rows a cell (None: faiss's 256)."""
     n, d = len(rows), X.shape[1]
-    nlist = nlist if nlist is not None else int(round(_IVF_CELLS_PER_SQRT_N * math.sqrt(n)))
+    nlist = nlist if nlist is not None else int(round(cells_per_sqrt_n * math.sqrt(n)))
     nlist = max(1, min(nlist, n // 39 if n >= 39 else 1, n))
     quantizer = faiss.IndexFlatL2(d)
     if flat:
@@ -505,6 +517,8 @@ def _trained_ivf(owner: ApproximateIndex, faiss: ModuleType, X: Matrix, rows: np
     seed = _seed(getattr(owner, "random_state", 0))
     index.cp.seed = seed
     index.cp.min_points_per_centroid = 1  # small data: no "provide at least 39 points" noise
+    if points_per_cell is not None:
+        index.cp.max_points_per_centroid = points_per_cell
     # k-means trains on at most max_points_per_centroid rows a cell (faiss would sample them)
     most = index.cp.max_points_per_centroid * nlist
     rng = np.random.default_rng(seed)
@@ -804,32 +818,33 @@ class FaissUnionIndex(_WithIVF, FaissHNSWIndex):
     An HNSW search fails whole queries now and then: on clustered data its greedy search can
     stay among rows of the wrong cluster and return none of the true neighbours, while the
     mean recall still reads 0.96-0.99.  An IVF fails elsewhere (a query near the border of
-    its cells).  This index asks both, a better-built graph (``ef_construction=200``) for
+    its cells).  This index asks both, a better-built graph (``ef_construction=100``) for
     ``k`` candidates and an IVF of 8-bit codes (``IndexIVFScalarQuantizer``, a quarter of
     the vectors' memory) for ``2 k`` from its ``nprobe`` nearest cells, and ranks the union by
     exact float64 distances: a query loses its neighbours only where both structures fail.
     Measured with ``benchmarks/tail.py`` at 10^5 x 128 on three laws (a label mixture, 1,000
-    clusters, and 5,000 tiny tight clusters made hard for HNSW): no query of 8 x 10^4 below
-    recall@10 0.5, against 0.05-2.8 % of queries for ``"faiss-hnsw"``, ``"hnswlib"`` and
-    ``"faiss-ivf"`` calibrated to the same mean; its build takes 2-3 times ``"faiss-hnsw"``'s.
-    The defaults are the cheapest of a sweep (M 32-64, ``ef_construction`` 40-200, ``nprobe``
-    8-32, cells sqrt(n)-4 sqrt(n)) with no query below 0.5 in 8 x 10^4 of the hard law.
+    clusters, and 5,000 tiny tight clusters made hard for HNSW): one query of 10^5 of the hard
+    law below recall@10 0.5 (five seeds, leave-one-out and new), none of the others, against
+    0.05-2.8 % of queries for ``"faiss-hnsw"``, ``"hnswlib"`` and ``"faiss-ivf"`` calibrated
+    to the same mean.  The defaults are the cheapest of a sweep (M 32-64, ``ef_construction``
+    40-200, ``nprobe`` 8-32, cells sqrt(n)-4 sqrt(n)) that kept that tail: at 10^6 x 128 its
+    fit is about 11 times faster than the exact search's.
 
     Parameters
     ----------
     metric : {"euclidean", "cosine"}, default="euclidean"
     M : int, default=32
         Graph degree.
-    ef_construction : int, default=200
-        Candidate list size while building the graph (at 40 or 100 a few queries in 10^4 of
-        the hard law were lost).
+    ef_construction : int, default=100
+        Candidate list size while building the graph (at 40, 2-5 queries in 2 x 10^4 of the
+        hard law were lost; 200 doubles the build for no measured gain).
     ef_search : int or None, default=None
         Candidate list size of the graph's search (at least k).  None: calibrated to
         ``recall``, never below 64 (at 32 five new queries in 10^4 of the label mixture were
         lost).
     nlist : int or None, default=None
-        IVF cells; None means ``round(sqrt(n))``, at most ``n // 39``.
-    nprobe : int, default=16
+        IVF cells; None means ``round(2 sqrt(n))``, at most ``n // 39``.
+    nprobe : int, default=32
         IVF cells searched per query.
     recall : float in (0, 1] or None, default=None
         The recall@``recall_k`` that ``ef_search`` is calibrated to reach (None: 0.96).
@@ -878,10 +893,10 @@ class FaissUnionIndex(_WithIVF, FaissHNSWIndex):
         *,
         metric: str = "euclidean",
         M: int = 32,
-        ef_construction: int = 200,
+        ef_construction: int = 100,
         ef_search: int | None = None,
         nlist: int | None = None,
-        nprobe: int = 16,
+        nprobe: int = 32,
         recall: float | None = None,
         recall_k: int = 10,
         random_state: Any = 0,
@@ -898,7 +913,9 @@ class FaissUnionIndex(_WithIVF, FaissHNSWIndex):
 
     def _build_library(self, faiss: ModuleType, X: Matrix, rows: np.ndarray, progress: Any) -> None:
         self._index = self._new_graph(faiss, X.shape[1])
-        self._ivf, self._quantizer, self.nlist_ = _trained_ivf(self, faiss, X, rows, self.nlist, flat=False)
+        self._ivf, self._quantizer, self.nlist_ = _trained_ivf(
+            self, faiss, X, rows, self.nlist, flat=False, cells_per_sqrt_n=_UNION_CELLS_PER_SQRT_N,
+            points_per_cell=_UNION_POINTS_PER_CELL)
         self._add_library(X, rows, progress)
 
     def _add_library(self, X: Matrix, rows: np.ndarray, progress: Any) -> None:
