@@ -23,6 +23,8 @@ from sklearn.preprocessing import LabelBinarizer
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import validate_data
 
+from .neighbors._base import FLOAT_DTYPES
+
 __all__ = ["in_fit_order", "target_classes", "validate_training_data"]
 
 
@@ -85,11 +87,13 @@ def validate_training_data(
         X,
         y,
         accept_sparse="csr",
-        dtype=np.float64,
+        dtype=FLOAT_DTYPES,  # dense float32 rows stay float32: held once, in the precision given
         multi_output=True,
         y_numeric=False,
         ensure_min_samples=2,
     )
+    if X.dtype != np.float64 and sp.issparse(X):
+        X = X.astype(np.float64)
     if sp.issparse(y):
         y = sp.csr_matrix(y)
     if _is_indicator(y):

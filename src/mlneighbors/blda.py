@@ -221,6 +221,7 @@ class BLDA(VersionedState, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         """Features and a binary (n, n_labels) target, 1-D classes binarised (as the
         classifiers of the package do, so a Pipeline sees the same labels)."""
         X, Y, classes, y_dtype = training_data(self, X, y)
+        X = X.astype(np.float64, copy=False)  # the projection is computed in float64 (float32 rows too)
         self.classes_ = target_classes(classes, y_dtype, Y.shape[1])
         self.n_labels_ = Y.shape[1]
         return X, Y

@@ -72,9 +72,19 @@ def import_optional(module: str, *, backend: str, extra: str, package: str | Non
                                   name=module) from exc
 
 
-def check_data(X: Any, *, name: str) -> np.ndarray | sp.csr_matrix:
-    """Validate a data matrix: 2-D, finite, float64, dense ndarray or canonical CSR."""
-    X = check_array(X, accept_sparse="csr", dtype=np.float64, ensure_all_finite=True, input_name=name)
+#: the dtypes rows are kept in when they may stay float32 (anything else becomes float64)
+FLOAT_DTYPES = (np.float64, np.float32)
+
+
+def check_data(X: Any, *, name: str, keep_float32: bool = False) -> np.ndarray | sp.csr_matrix:
+    """Validate a data matrix: 2-D, finite, float64, dense ndarray or canonical CSR.
+
+    ``keep_float32``: a dense float32 array stays float32 (no float64 copy: rows held once, in
+    the precision given; its distances are still computed in float64, see ``_distance``)."""
+    X = check_array(X, accept_sparse="csr", dtype=FLOAT_DTYPES if keep_float32 else np.float64,
+                    ensure_all_finite=True, input_name=name)
+    if X.dtype != np.float64 and sp.issparse(X):
+        X = X.astype(np.float64)
     if sp.issparse(X):
         if not isinstance(X, sp.csr_matrix):  # csr_array -> csr_matrix, one type downstream
             X = sp.csr_matrix(X)
@@ -149,7 +159,8 @@ def search(index: Any, Q: Any, k: int, *, validated: bool = False) -> tuple[np.n
     validating the rows a second time (a pass over the rows, a few percent of a small
     search)."""
     plain = isinstance(index, BaseIndex) and type(index).query is BaseIndex.query
-    canonical = (isinstance(Q, np.ndarray) and Q.dtype == np.float64 and Q.ndim == 2) or (
+    floats = FLOAT_DTYPES if plain and index._keeps_float32() else (np.float64,)
+    canonical = (isinstance(Q, np.ndarray) and Q.dtype in floats and Q.ndim == 2) or (
         isinstance(Q, sp.csr_matrix) and Q.dtype == np.float64 and Q.has_canonical_format
     )
     if not (validated and plain and canonical and hasattr(index, "n_samples_fit_")):
@@ -315,10 +326,17 @@ class BaseIndex(BaseEstimator):
     def _check_params(self) -> None:
         """Validate the constructor parameters (other than ``metric``)."""
 
+    #: whether dense float32 rows are kept as given (no float64 copy; see ``check_data``)
+    float32_rows: ClassVar[bool] = False
+
+    def _keeps_float32(self) -> bool:
+        """Whether this index takes dense float32 rows as they are (else they become float64)."""
+        return self.float32_rows
+
     def _check_data(self, X: Any, *, name: str) -> Any:
         """Validate the indexed rows or the queries (:func:`check_data`; an index that takes
         other kinds of data, such as dask arrays, widens this)."""
-        return check_data(X, name=name)
+        return check_data(X, name=name, keep_float32=self._keeps_float32())
 
     def _build(self, X: np.ndarray | sp.csr_matrix) -> None:  # pragma: no cover - abstract
         raise NotImplementedError

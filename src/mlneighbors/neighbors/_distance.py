@@ -32,11 +32,19 @@ _PAIR_CHUNK_BYTES = CACHE_BYTES["pair_chunk"]
 
 
 def row_norms_sq(X: Matrix) -> np.ndarray:
-    """Squared row norms in float64 (dense: numpy row sum; sparse: sum in column order)."""
+    """Squared row norms in float64 (dense: numpy row sum; sparse: sum in column order).
+    Float32 rows are summed in float64, block by block: the numbers of their float64 copy."""
     if sp.issparse(X):
         rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
         return np.bincount(rows, weights=X.data * X.data, minlength=X.shape[0])
-    return (X * X).sum(axis=1)
+    if X.dtype == np.float64:
+        return (X * X).sum(axis=1)
+    out = np.empty(X.shape[0])
+    step = max(1, _PAIR_CHUNK_BYTES // (8 * max(1, X.shape[1])))
+    for a in range(0, X.shape[0], step):
+        part = X[a : a + step].astype(np.float64)
+        out[a : a + step] = (part * part).sum(axis=1)
+    return out
 
 
 def normalize_rows(X: Matrix) -> Matrix:
@@ -56,7 +64,8 @@ class Reference:
     Parameters
     ----------
     X : ndarray or csr_matrix of shape (n_samples, n_features), float64
-        Validated data (see ``check_data``).
+        Validated data (see ``check_data``); dense float32 rows are kept as they are and
+        every distance is computed from their float64 values.
     metric : {"euclidean", "cosine", "manhattan"}
     """
 
@@ -123,7 +132,10 @@ class Reference:
 
     def _dense(self, G: np.ndarray, Qb: np.ndarray) -> np.ndarray:
         """Reduce gathered rows ``G`` of X against (broadcast) query rows ``Qb``, in place:
-        the definitions of the module docstring, summed along the last axis."""
+        the definitions of the module docstring, summed along the last axis (float32 rows
+        are taken to float64 first: the same numbers as from their float64 copy)."""
+        if G.dtype != np.float64:
+            G = G.astype(np.float64)
         if self.metric == "cosine":
             G *= Qb
             return np.clip(1.0 - G.sum(axis=-1), 0.0, 2.0)

@@ -170,6 +170,11 @@ class ExactIndex(BaseIndex):
     """
 
     name: ClassVar[str] = "exact"
+
+    def _keeps_float32(self) -> bool:
+        # euclidean and cosine: the float32 GEMM of the proxy is made from the rows as given
+        # (the manhattan path sums in the rows' own precision: float64 copy)
+        return self.metric != "manhattan"
     capabilities: ClassVar[Capabilities] = Capabilities(
         exact=True, metrics=("euclidean", "cosine", "manhattan"), sparse=True, label_masking=("euclidean", "cosine")
     )

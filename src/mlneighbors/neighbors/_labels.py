@@ -82,6 +82,8 @@ class _MaskedSearch:
         self.b = b
         self.metric = metric
         self.sparse = sp.issparse(X)
+        if not self.sparse:
+            X = np.asarray(X, dtype=np.float64)  # float32 rows too: this search computes in float64
         if metric == "cosine":
             X = normalize_rows(X)
             self.mean = None
@@ -108,7 +110,7 @@ class _MaskedSearch:
     def _distance_block(self, Q: Any, exclude: np.ndarray | None) -> np.ndarray:
         """(q, n + 1) squared distances; the last column and excluded rows are ``inf``."""
         q = Q.shape[0]
-        Qd = Q.toarray() if sp.issparse(Q) else np.asarray(Q)
+        Qd = Q.toarray() if sp.issparse(Q) else np.asarray(Q, dtype=np.float64)
         if self.metric == "cosine":
             Qd = normalize_rows(Qd)
         elif self.mean is not None:
