@@ -11,6 +11,10 @@ Usage::
     PYTHONPATH=src python benchmarks/scale.py --laws mixture clusters hard --sizes 100000x128 300000x128
     PYTHONPATH=src python benchmarks/scale.py --laws hard --sizes 1000000x128 --contenders auto --quality-rows 100000
     PYTHONPATH=src python benchmarks/scale.py --sizes 300000x128 --contenders hnswlib dask-hnswlib
+    PYTHONPATH=src python benchmarks/scale.py --sizes 1000000x128 --contenders auto --dtype float32  # peak
+        # memory beyond float32 rows, as a user's embeddings come
+    PYTHONPATH=src python benchmarks/scale.py --laws hard --contenders faiss-union:ef_construction=200,nprobe=16
+        # a contender NAME:key=value,... is that backend with those parameters
     PYTHONPATH=src python benchmarks/scale.py --quick        # a smoke run: 20,000 x 32 and 40,000 x 32
     PYTHONPATH=src python benchmarks/scale.py --quick --laws mixture hard --contenders exact faiss-hnsw
     PYTHONPATH=src python benchmarks/scale.py --from-log a.log b.log [--out table.inc]   # the tables of
@@ -246,7 +250,9 @@ def quality(model: Any, Q: np.ndarray, YQ: sp.csr_matrix) -> dict:
 
 
 def backend_params(name: str) -> tuple[str, dict | None]:
-    return name, None
+    """A contender's backend and its parameters: ``NAME`` or ``NAME:key=value,...`` (:func:`parse_config`)."""
+    backend, params = parse_config(name)
+    return backend, params or None
 
 
 class TimedBuild:
@@ -274,6 +280,8 @@ def child_contender(spec: dict) -> dict:
 
     n, d, m, seed, name = spec["n"], spec["d"], spec["m"], spec["seed"], spec["contender"]
     X, Y, Q, YQ = dataset(n, d, m, seed, spec.get("law", "mixture"))
+    if spec.get("dtype", "float64") != "float64":  # the rows as a user's float32 embeddings come
+        X, Q = X.astype(spec["dtype"]), Q.astype(spec["dtype"])
     sample = np.sort(np.random.default_rng([seed, 1]).choice(m, size=min(spec["recall_queries"], m), replace=False))
     out: dict[str, Any] = {"n": n, "d": d, "contender": name}
     cluster = None
@@ -312,7 +320,8 @@ def child_contender(spec: dict) -> dict:
             client = Client(cluster)
             model = MLkNN(K, backend="dask", backend_params={"client": client, "inner": name[len("dask-"):]})
         else:
-            model = MLkNN(K, backend=name)
+            backend, params = backend_params(name)
+            model = MLkNN(K, backend=backend, backend_params=params)
         timer = TimedBuild(model)
         with Peak() as peak:
             t0, c0 = time.perf_counter(), time.process_time()
@@ -387,7 +396,8 @@ def counts_from_rows(backend: str, rows: np.ndarray) -> Any:
         def _fit_labels(self, X: Any, Y: Any) -> None:
             super()._fit_labels(X, Y[rows])
 
-    return CountsFromRows(K, backend=backend)
+    name, params = backend_params(backend)
+    return CountsFromRows(K, backend=name, backend_params=params)
 
 
 def child_sampled(spec: dict) -> dict:
@@ -480,15 +490,18 @@ def tune_build(n: int, d: int, seed: int, configs: list[str] | None = None) -> l
     return rows
 
 
-def tune_crossover(seed: int) -> list[dict]:
+def tune_crossover(seed: int, backends: list[str] | None = None) -> list[dict]:
+    """Whole leave-one-out fits of the label mixture at 3 d x 4 n: the exact search (to 10^5 x 128)
+    and ``backends`` (None: exact and every backend ``auto`` may pick)."""
     from mlneighbors.neighbors import get_index, loo_kneighbors
     from mlneighbors.neighbors._auto import APPROXIMATE
 
     rows = []
+    names = backends or ["exact"] + [name for name, _ in APPROXIMATE]
     for d in (32, 128, 384):
         for n in (20_000, 50_000, 100_000, 300_000):
             X, _, _, _ = dataset(n, d, 0, seed)
-            for name in ["exact"] + [name for name, _ in APPROXIMATE]:
+            for name in names:
                 if name == "exact" and n * n * d > 100_000**2 * 128:
                     continue  # beyond this the exact search takes many minutes: its model extrapolates
                 gc.collect()
@@ -794,22 +807,32 @@ def tables(results: list[dict], saved: list[dict], args: argparse.Namespace) -> 
 
 
 def compact_table(results: list[dict]) -> str:
-    """The quality a user sees, one table of seven columns (a page's width) per law and size: end
-    to end seconds and the ratio to exact's, the recall@10 of the test rows and their share below
-    one half, and the model's P@1, P@5 and micro-F1."""
+    """The quality a user sees, one table of nine columns per law and size: end to end seconds
+    and the ratio to exact's (``*``: exact's extrapolated from a sample), the recall@10 of the
+    test rows and their share below one half, the share below one half of the model's own
+    leave-one-out sample (``recall_``'s), the model's P@1, P@5 and micro-F1, and the peak
+    memory beyond the data."""
     exact = {(law_of(r), r["n"], r["d"]): r for r in results if r["contender"] == "exact"}
     text = ""
+
+    def pct(x: Any) -> str:
+        return f"{100 * x:.2f} %" if x is not None else "-"
+
     for key in dict.fromkeys((law_of(r), r["n"], r["d"]) for r in results):
         law, n, d = key
         base = exact.get(key)
         text += (f"\nLaw ``{law}``, {n:,} x {d}:\n\n"
-                 "| contender | s (x exact) | recall@10 | below 0.5 | P@1 | P@5 | micro-F1 |\n" + "|---" * 7 + "|\n")
+                 "| contender | s (x exact) | recall@10 | below 0.5 | LOO below 0.5 | P@1 | P@5 | micro-F1 | peak MB |\n"
+                 + "|---" * 9 + "|\n")
         for r in (r for r in results if (law_of(r), r["n"], r["d"]) == key):
             ratio = f" ({base['end_to_end'] / r['end_to_end']:.2f})" if base else ""
+            star = " \\*" if r.get("extrapolated") else ""
             name = r["contender"] + (f" ({r['backend_']})" if r["contender"] == "auto" else "")
-            share = f"{100 * r['low_recall']:.2f} %" if r.get("low_recall") is not None else "-"
-            text += (f"| {name} | {r['end_to_end']:.1f}{ratio} | {fmt(r['recall'])} | {share} "
-                     f"| {fmt(r['p1'], 4)} | {fmt(r['p5'], 4)} | {fmt(r['micro_f1'], 4)} |\n")
+            loo = 0.0 if r["contender"] == "exact" else r.get("low_recall_share_")
+            peak = f"{r['peak'] / MB:.0f}" if r.get("peak") is not None else "-"
+            text += (f"| {name} | {r['end_to_end']:.1f}{star}{ratio} | {fmt(r.get('recall'))} "
+                     f"| {pct(r.get('low_recall'))} | {pct(loo)} "
+                     f"| {fmt(r.get('p1'), 4)} | {fmt(r.get('p5'), 4)} | {fmt(r.get('micro_f1'), 4)} | {peak} |\n")
     return text.lstrip("\n")
 
 
@@ -863,9 +886,13 @@ def main(argv: list[str] | None = None) -> None:
                         help="instead of the timings: the quality of exact and of the contenders, every model's "
                         "count tables from the same seeded sample of this many training rows")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--dtype", choices=["float64", "float32"], default="float64",
+                        help="the rows' dtype as the models get them (peak memory is measured beyond them)")
     parser.add_argument("--max-rss-gb", type=float, default=12.0)
     parser.add_argument("--out", help="write the Markdown tables here too")
     parser.add_argument("--tune", choices=["build", "crossover", "graph"])
+    parser.add_argument("--tune-backends", nargs="+", help="--tune crossover: these backends only (default: exact "
+                        "and those auto may pick); the models of the others are fitted only when their rows are given")
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--d", type=int, default=128)
     parser.add_argument("--configs", nargs="+", help="--tune build: these configurations only, e.g. "
@@ -908,7 +935,7 @@ def main(argv: list[str] | None = None) -> None:
                          f"| {r['recall_']:.3f} | {r['build']:.1f} | {r['loo']:.1f} | {r['total']:.1f} |\n")
         elif args.tune == "crossover":
             rows = ([json.loads(line) for path in args.from_log for line in Path(path).read_text().splitlines()
-                     if line.startswith("{")] if args.from_log else tune_crossover(args.seed))
+                     if line.startswith("{")] if args.from_log else tune_crossover(args.seed, args.tune_backends))
             consts = fit_crossover(rows, threads)
             consts_all = dict(consts)
             text = "| n | d | backend | seconds |\n|---|---|---|---|\n"
@@ -978,10 +1005,11 @@ def main(argv: list[str] | None = None) -> None:
                 spec = {"law": law, "n": n, "d": d, "m": args.queries, "seed": args.seed, "contender": name,
                         "recall_queries": args.recall_queries, "exact_sample_above": args.exact_sample_above,
                         "exact_sample": args.exact_sample, "exact_quality": args.exact_quality,
-                        "workers": args.workers, "max_rss_gb": args.max_rss_gb,
+                        "workers": args.workers, "max_rss_gb": args.max_rss_gb, "dtype": args.dtype,
                         "save_dir": save_dir if n == args.saved_at and name not in ("exact", "pynndescent") else None}
                 t = time.perf_counter()
-                r = {"n": n, "d": d, "contender": name, "law": law, **law_record(law), **run_child(spec, log)}
+                r = {"n": n, "d": d, "contender": name, "law": law, "dtype": args.dtype, **law_record(law),
+                     **run_child(spec, log)}
                 print(f"  {where(law)}{n} x {d} {name}: {time.perf_counter() - t:.0f} s "
                       + json.dumps({k: v for k, v in r.items() if not k.startswith("path")}), flush=True)
                 results.append(r)
