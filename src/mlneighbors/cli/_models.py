@@ -126,8 +126,9 @@ def add_backend_args(p: argparse.ArgumentParser, *, cluster: bool = True) -> Non
     p.add_argument("--backend-param", action="append", metavar="KEY=VALUE",
                    help="a parameter of --backend (repeatable), e.g. device=cuda")
     p.add_argument("--recall", type=float, metavar="R",
-                   help="with --backend auto, hnswlib, faiss-hnsw or faiss-ivf: the recall@k the approximate "
-                        "search is calibrated to reach (default 0.96: at least 0.95 within the sample's error)")
+                   help="with --backend auto, faiss-union, hnswlib, faiss-hnsw or faiss-ivf: the recall@k the "
+                        "approximate search is calibrated to reach (default 0.96: at least 0.95 within the "
+                        "sample's error)")
     if cluster:
         where = p.add_mutually_exclusive_group()
         where.add_argument("--scheduler", metavar="ADDRESS",
@@ -197,7 +198,8 @@ def backend(args: argparse.Namespace, cmd: str) -> tuple[str | None, dict[str, A
         if args.backend_param:
             raise CLIError(f"mlneighbors {cmd}: --backend-param needs --backend")
         if getattr(args, "recall", None) is not None:
-            raise CLIError(f"mlneighbors {cmd}: --recall needs --backend auto (or hnswlib, faiss-hnsw, faiss-ivf)")
+            raise CLIError(f"mlneighbors {cmd}: --recall needs --backend auto (or faiss-union, hnswlib, faiss-hnsw, "
+                           "faiss-ivf)")
         return None, None
     if args.backend not in BACKENDS:
         raise choice_error("backend", args.backend, sorted(BACKENDS), cmd)
@@ -215,8 +217,8 @@ def backend(args: argparse.Namespace, cmd: str) -> tuple[str | None, dict[str, A
     recall = getattr(args, "recall", None)
     if recall is not None:
         if not get_capabilities(default).recall:
-            raise CLIError(f"mlneighbors {cmd}: --recall is for an approximate search (--backend auto, hnswlib, "
-                           f"faiss-hnsw, faiss-ivf); backend {args.backend!r} has no recall to choose")
+            raise CLIError(f"mlneighbors {cmd}: --recall is for an approximate search (--backend auto, faiss-union, "
+                           f"hnswlib, faiss-hnsw, faiss-ivf); backend {args.backend!r} has no recall to choose")
         if not 0.0 < recall <= 1.0:
             raise CLIError(f"mlneighbors {cmd}: --recall must be in (0, 1], got {recall:g}")
         params["recall"] = recall
