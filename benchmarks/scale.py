@@ -822,7 +822,8 @@ def compact_table(results: list[dict]) -> str:
         law, n, d = key
         base = exact.get(key)
         text += (f"\nLaw ``{law}``, {n:,} x {d}:\n\n"
-                 "| contender | s (x exact) | recall@10 | below 0.5 | LOO below 0.5 | P@1 | P@5 | micro-F1 | peak MB |\n"
+                 "| contender | s (x exact) | recall@10 | below 0.5 | LOO below 0.5 | P@1 | P@5 | micro-F1 "
+                 "| peak MB |\n"
                  + "|---" * 9 + "|\n")
         for r in (r for r in results if (law_of(r), r["n"], r["d"]) == key):
             ratio = f" ({base['end_to_end'] / r['end_to_end']:.2f})" if base else ""
