@@ -178,9 +178,11 @@ class LAMLkNN(CountTableModel):
             self.clusterer_ = None  # one cluster: k-means has nothing to do
             assigned = np.zeros(n, dtype=np.intp)
         else:
+            rows = X.astype(np.float64, copy=False)  # the clusterer sees float64 rows (float32 given too)
             with self._threads():
-                self.clusterer_ = self._make_clusterer().fit(X)
-                assigned = np.asarray(self.clusterer_.predict(X)).ravel()
+                self.clusterer_ = self._make_clusterer().fit(rows)
+                assigned = np.asarray(self.clusterer_.predict(rows)).ravel()
+            del rows
         self.cluster_ids_, member = np.unique(assigned, return_inverse=True)
         member = member.ravel()
         m = len(self.cluster_ids_)
@@ -215,7 +217,7 @@ class LAMLkNN(CountTableModel):
         if self.clusterer_ is None:
             return None
         with self._threads():
-            ids = np.asarray(self.clusterer_.predict(X)).ravel()
+            ids = np.asarray(self.clusterer_.predict(X.astype(np.float64, copy=False))).ravel()
         pos = np.searchsorted(self.cluster_ids_, ids).clip(max=len(self.cluster_ids_) - 1)
         known = self.cluster_ids_[pos] == ids
         return np.where(known, pos, len(self.cluster_ids_))
