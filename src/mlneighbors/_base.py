@@ -50,7 +50,7 @@ from ._persist import VersionedState
 from ._targets import in_fit_order, target_classes
 from .exceptions import LabelWarning, NeighborsWarning
 from .neighbors import check_result, check_scale, loo_kneighbors
-from .neighbors._base import FLOAT_DTYPES, search
+from .neighbors._base import FLOAT_DTYPES, float_rows, search
 
 __all__ = ["CountTableModel", "KNeighborsMultilabelBase", "unseen_labels_message"]
 
@@ -189,9 +189,8 @@ class KNeighborsMultilabelBase(IndexLifecycle, VersionedState, MultiOutputMixin,
 
     def _validate_queries(self, X: Any) -> Any:
         check_is_fitted(self, "_fit_X")
-        X = validate_data(self, in_fit_order(self, X), accept_sparse="csr", dtype=FLOAT_DTYPES, reset=False)
-        if X.dtype != np.float64 and sp.issparse(X):
-            X = X.astype(np.float64)
+        X = float_rows(validate_data(self, in_fit_order(self, X), accept_sparse="csr", dtype=FLOAT_DTYPES,
+                                     reset=False))
         check_scale(X, "X")
         return X
 

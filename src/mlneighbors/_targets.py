@@ -23,7 +23,7 @@ from sklearn.preprocessing import LabelBinarizer
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import validate_data
 
-from .neighbors._base import FLOAT_DTYPES
+from .neighbors._base import FLOAT_DTYPES, float_rows
 
 __all__ = ["in_fit_order", "target_classes", "validate_training_data"]
 
@@ -92,8 +92,7 @@ def validate_training_data(
         y_numeric=False,
         ensure_min_samples=2,
     )
-    if X.dtype != np.float64 and sp.issparse(X):
-        X = X.astype(np.float64)
+    X = float_rows(X)
     if sp.issparse(y):
         y = sp.csr_matrix(y)
     if _is_indicator(y):

@@ -136,12 +136,14 @@ class ApproximateIndex(BaseIndex):
     package: ClassVar[str] = ""
     #: the search breadth calibrated to ``recall`` ("" for an adapter without one)
     breadth: ClassVar[str] = ""
-    # the libraries get float32 vectors and the re-ranking computes in float64 from any rows:
-    # dense float32 rows are kept once, as given (issue 29: 10^6 x 128 held twice otherwise)
-    float32_rows: ClassVar[bool] = True
 
     recall: float | None
     recall_k: int
+
+    def _keeps_float32(self) -> bool:
+        # the libraries get float32 vectors and the re-ranking computes in float64 from any rows:
+        # dense float32 rows are kept once, as given (issue 29: 10^6 x 128 held twice otherwise)
+        return True
 
     def _library(self) -> ModuleType:
         return import_optional(self.module, backend=self.name, extra=self.extra, package=self.package)

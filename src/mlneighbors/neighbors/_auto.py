@@ -445,8 +445,6 @@ class AutoIndex(BaseIndex):
     """
 
     name: ClassVar[str] = "auto"
-    # the rows go to the picked index as given: it keeps dense float32 rows or makes its copy
-    float32_rows: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -474,6 +472,9 @@ class AutoIndex(BaseIndex):
     def _check_params(self) -> None:
         check_positive_int(self.recall_k, "recall_k")
         check_recall(self.recall)
+
+    def _keeps_float32(self) -> bool:
+        return True  # the rows go to the picked index as given: it keeps them or makes its copy
 
     def choose(self, X: Any, *, installed: Any = None) -> Choice:
         """The backend that ``build(X)`` would pick, without building it.

@@ -76,6 +76,12 @@ def import_optional(module: str, *, backend: str, extra: str, package: str | Non
 FLOAT_DTYPES = (np.float64, np.float32)
 
 
+def float_rows(X: Any) -> Any:
+    """Rows validated with ``dtype=FLOAT_DTYPES`` as they are kept: dense float32 as given,
+    sparse float32 as float64 (only dense rows stay float32)."""
+    return X.astype(np.float64) if sp.issparse(X) and X.dtype != np.float64 else X
+
+
 def check_data(X: Any, *, name: str, keep_float32: bool = False) -> np.ndarray | sp.csr_matrix:
     """Validate a data matrix: 2-D, finite, float64, dense ndarray or canonical CSR.
 
@@ -83,8 +89,7 @@ def check_data(X: Any, *, name: str, keep_float32: bool = False) -> np.ndarray |
     the precision given; its distances are still computed in float64, see ``_distance``)."""
     X = check_array(X, accept_sparse="csr", dtype=FLOAT_DTYPES if keep_float32 else np.float64,
                     ensure_all_finite=True, input_name=name)
-    if X.dtype != np.float64 and sp.issparse(X):
-        X = X.astype(np.float64)
+    X = float_rows(X)
     if sp.issparse(X):
         if not isinstance(X, sp.csr_matrix):  # csr_array -> csr_matrix, one type downstream
             X = sp.csr_matrix(X)
@@ -326,12 +331,10 @@ class BaseIndex(BaseEstimator):
     def _check_params(self) -> None:
         """Validate the constructor parameters (other than ``metric``)."""
 
-    #: whether dense float32 rows are kept as given (no float64 copy; see ``check_data``)
-    float32_rows: ClassVar[bool] = False
-
     def _keeps_float32(self) -> bool:
-        """Whether this index takes dense float32 rows as they are (else they become float64)."""
-        return self.float32_rows
+        """Whether this index takes dense float32 rows as they are, without a float64 copy
+        (see ``check_data``); an index whose every distance goes through ``Reference`` can."""
+        return False
 
     def _check_data(self, X: Any, *, name: str) -> Any:
         """Validate the indexed rows or the queries (:func:`check_data`; an index that takes
