@@ -23,9 +23,10 @@ Contenders (``--contenders``; a name, then ``:key=value,...``):
 
 - ``lib:NAME`` and ``lib:NAME@R``: the library's backend ``get_index(NAME, recall=R)`` (hnswlib, faiss-hnsw,
   faiss-ivf; default calibration without ``@R``), built, calibrated and searched as a model does;
-- ``hnsw:ef=E[,M=48,efc=40]``: faiss ``IndexHNSWFlat`` at a fixed ``efSearch``, its k (k + 1 for leave-one-out)
-  candidates re-ranked in float64 (``M``/``efc``: a graph with more links and a wider construction);
-- ``union:ef=E,nprobe=P[,M=48,efc=40,lists=1,cand=2]``: the HNSW candidates and those of an IVF with 8-bit
+- ``hnsw:ef=E[,M=48,efc=40,sq=0]``: faiss ``IndexHNSWFlat`` at a fixed ``efSearch``, its k (k + 1 for
+  leave-one-out) candidates re-ranked in float64 (``M``/``efc``: a graph with more links and a wider construction;
+  ``sq=1``: ``IndexHNSWSQ``, the graph built and searched over 8-bit codes of the rows, a quarter of their memory);
+- ``union:ef=E,nprobe=P[,M=48,efc=40,sq=0,lists=1,cand=2]``: the HNSW candidates and those of an IVF with 8-bit
   scalar-quantised codes (``IndexIVFScalarQuantizer`` SQ8, ``lists`` x sqrt(n) lists, ``cand`` x k candidates at
   ``nprobe``), merged and re-ranked in float64: two structures whose failures need not coincide (the library's
   ``"faiss-union"`` is ``M=64,efc=200,lists=1,cand=2`` with ``ef`` calibrated from 64 up);
@@ -266,15 +267,25 @@ class Structures:
             self.seconds[key] = time.perf_counter() - t
         return self.cache[key]
 
-    def hnsw(self, M: int, efc: int) -> Any:
+    def hnsw(self, M: int, efc: int, sq: int = 0) -> Any:
+        """faiss's HNSW graph of the rows: over their float32 vectors, or (``sq``) over 8-bit codes of them."""
         def make() -> Any:
-            index = self.faiss.IndexHNSWFlat(self.d, M)
+            if sq:
+                index = self.faiss.IndexHNSWSQ(self.d, self.faiss.ScalarQuantizer.QT_8bit, M)
+                index.train(self.X32[np.random.default_rng(self.seed).choice(self.n, min(self.n, 65536), False)])
+            else:
+                index = self.faiss.IndexHNSWFlat(self.d, M)
             index.hnsw.efConstruction = efc
             index.add(self.X32)
             return index
 
-        self.bytes[("hnsw", M, efc)] = self.n * (2 * M * 4 * 1.05 + 4 * self.d + 8)  # links (level 0 and up), vectors
-        return self._timed(("hnsw", M, efc), make)
+        # links (level 0 and up), vectors or codes
+        self.bytes[self.hnsw_key(M, efc, sq)] = self.n * (2 * M * 4 * 1.05 + (1 if sq else 4) * self.d + 8)
+        return self._timed(self.hnsw_key(M, efc, sq), make)
+
+    @staticmethod
+    def hnsw_key(M: int, efc: int, sq: int = 0) -> tuple:
+        return ("hnsw", M, efc) + (("sq",) if sq else ())
 
     def kmeans(self, nlist: int) -> np.ndarray:
         def make() -> np.ndarray:
@@ -345,8 +356,9 @@ def parse_contender(text: str) -> tuple[str, dict]:
     return name, {key: int(value) for key, value in (item.split("=") for item in rest.split(",") if item)}
 
 
-def hnsw_candidates(S: Structures, Q32: np.ndarray, m: int, ef: int, M: int = 48, efc: int = 40) -> np.ndarray:
-    index = S.hnsw(M, efc)
+def hnsw_candidates(S: Structures, Q32: np.ndarray, m: int, ef: int, M: int = 48, efc: int = 40, sq: int = 0
+                    ) -> np.ndarray:
+    index = S.hnsw(M, efc, sq)
     params = S.faiss.SearchParametersHNSW()
     params.efSearch = max(ef, m)
     return index.search(Q32, m, params=params)[1]
@@ -427,14 +439,14 @@ def run_prototype(S: Structures, name: str, p: dict, X: np.ndarray, Q: np.ndarra
 
     def candidates(Qv: np.ndarray, m: int) -> np.ndarray:
         ef = p.get("ef", 64)
-        M, efc = p.get("M", 48), p.get("efc", 40)
+        M, efc, sq = p.get("M", 48), p.get("efc", 40), p.get("sq", 0)
         if name == "hnsw":
-            keys[:] = [("hnsw", M, efc)]
-            return hnsw_candidates(S, Qv, m, ef, M, efc)
+            keys[:] = [S.hnsw_key(M, efc, sq)]
+            return hnsw_candidates(S, Qv, m, ef, M, efc, sq)
         if name == "union":
             nlist = union_nlist(S, p)
-            keys[:] = [("hnsw", M, efc), ("kmeans", nlist), ("sq8", nlist)]
-            return np.hstack([hnsw_candidates(S, Qv, m, ef, M, efc),
+            keys[:] = [S.hnsw_key(M, efc, sq), ("kmeans", nlist), ("sq8", nlist)]
+            return np.hstack([hnsw_candidates(S, Qv, m, ef, M, efc, sq),
                               ivf_candidates(S, Qv, p.get("cand", 2) * m, p["nprobe"], nlist)])
         if name in ("seeded", "seeded+"):
             nlist = int(round(p.get("lists", 4) * math.sqrt(S.n)))
@@ -498,7 +510,7 @@ def union_components(S: Structures, p: dict, X: np.ndarray, loo_rows: np.ndarray
     L32 = np.ascontiguousarray(X[loo_rows], dtype=np.float32)
     m = K + 1
     ef, M, efc = p.get("ef", 64), p.get("M", 48), p.get("efc", 40)
-    h = rerank(S.X, X[loo_rows], hnsw_candidates(S, L32, m, ef, M, efc), K, loo_rows)[0]
+    h = rerank(S.X, X[loo_rows], hnsw_candidates(S, L32, m, ef, M, efc, p.get("sq", 0)), K, loo_rows)[0]
     v = rerank(S.X, X[loo_rows], ivf_candidates(S, L32, p.get("cand", 2) * m, p["nprobe"], union_nlist(S, p)), K,
                loo_rows)[0]
     hr, vr = per_query_recall(h, exact_loo), per_query_recall(v, exact_loo)

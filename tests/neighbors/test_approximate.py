@@ -189,3 +189,22 @@ def test_the_union_answers_queries_its_graph_fails(data):
     got = index.query(Q, 10)[1]
     per_query = np.array([len(np.intersect1d(a, b)) / 10 for a, b in zip(got, want, strict=True)])
     assert (per_query[::2] >= 0.5).all() and recall(got, want) >= 0.95
+
+
+def test_the_union_graph_over_8_bit_codes_finds_what_the_float32_graph_finds(data):
+    """``storage="sq8"`` (the default): the graph holds a byte a feature a row, not four, and
+    its answers, ranked exactly, are as good as those of the graph over float32 rows."""
+    faiss = pytest.importorskip("faiss")
+    X, Q = data
+    want = ExactIndex().build(X).query(Q, 10)[1]
+    codes = get_index("faiss-union").build(X)
+    rows = get_index("faiss-union", storage="float32").build(X)
+    assert isinstance(codes._index, faiss.IndexHNSWSQ) and isinstance(rows._index, faiss.IndexHNSWFlat)
+    sizes = [faiss.downcast_index(i._index.storage).codes.size() for i in (codes, rows)]
+    assert sizes == [X.shape[0] * X.shape[1], 4 * X.shape[0] * X.shape[1]]
+    assert recall(codes.query(Q, 10)[1], want) >= recall(rows.query(Q, 10)[1], want) - 0.01 >= 0.94
+
+
+def test_the_union_storage_is_checked():
+    with pytest.raises(ValueError, match="storage must be one of 'sq8', 'float32'; got 'pq'"):
+        get_index("faiss-union", storage="pq").build(np.zeros((50, 3)))

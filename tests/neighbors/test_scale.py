@@ -519,6 +519,35 @@ def test_a_saved_index_of_another_faiss_type_is_refused():
         restore_index(get_index("faiss-hnsw"), _resigned(saved), X)
 
 
+def test_a_saved_union_holds_its_codes_and_one_saved_with_a_float32_graph_still_loads():
+    """The union's graph over 8-bit codes is saved with its codes (they are not the rows); a union
+    whose graph holds float32 rows (``storage="float32"``, and every union saved before the codes)
+    is saved without them and loads into a default union, answering as it did."""
+    faiss = pytest.importorskip("faiss")
+    X = clustered(2000)
+    Q = clustered(200, seed=4)
+    for storage, kind in (("sq8", faiss.IndexHNSWSQ), ("float32", faiss.IndexHNSWFlat)):
+        built = get_index("faiss-union", storage=storage).build(X)
+        saved = export_index(built)
+        raw = saved["state"]["library"]["faiss_index"]
+        restored = restore_index(get_index("faiss-union"), saved, X)
+        assert isinstance(restored._index, kind)
+        stored = len(raw) - len(faiss.serialize_index(built._index))  # 0: with its codes; < 0: without the rows
+        assert stored == 0 if storage == "sq8" else stored <= -X.size * 4
+        for a, b in zip(restored.query(Q, 7), built.query(Q, 7), strict=True):
+            np.testing.assert_array_equal(a, b)
+    built = get_index("faiss-union").build(X)
+    saved = export_index(built)
+    writer = faiss.VectorIOWriter()
+    faiss.write_index(built._index, writer, faiss.IO_FLAG_SKIP_STORAGE)  # the codes left out
+    saved["state"]["library"]["faiss_index"] = faiss.vector_to_array(writer.data)
+    with pytest.raises(ValueError, match="damaged: it was saved without its codes"):
+        restore_index(get_index("faiss-union"), _resigned(saved), X)
+    faiss.downcast_index(built._index.storage).ntotal -= 1  # the codes of a row missing: faiss cannot read it
+    with pytest.raises(ValueError, match="damaged: faiss cannot read its faiss index"):
+        restore_index(get_index("faiss-union"), export_index(built), X)
+
+
 # -- progress --------------------------------------------------------------------------------
 
 

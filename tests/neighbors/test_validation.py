@@ -15,7 +15,8 @@ ALL = [name for name in BACKENDS if name not in ("pca-window", "dask")]  # dask 
 def test_k_out_of_range_raises_before_the_library(name, monkeypatch):
     index = get_index(name)
     if name != "exact":  # a built adapter that must not reach its library
-        pytest.importorskip({"faiss-ivf": "faiss", "faiss-hnsw": "faiss", "auto": "numpy"}.get(name, name))
+        module = {"faiss-ivf": "faiss", "faiss-hnsw": "faiss", "faiss-union": "faiss", "auto": "numpy"}.get(name, name)
+        pytest.importorskip(module)
         if name == "pynndescent":
             pytest.skip("building pynndescent compiles numba kernels (slow)")
     index.build(np.random.default_rng(0).standard_normal((5, 2)))
