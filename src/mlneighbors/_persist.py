@@ -134,7 +134,7 @@ def save(model: Any, path: str | os.PathLike[str], *, include_index: bool = Fals
         index is plain data (bytes and arrays) checked by a digest at load: a damaged one is a
         ``ValueError``.  Beside it the training rows are stored once, as raw bytes that loading
         reads without a copy (a faiss HNSW index is saved without its own float32 copy of
-        them, made again at load).
+        them, made again at load; ``"faiss-union"``'s graph with its 8-bit codes of them).
 
     Returns
     -------

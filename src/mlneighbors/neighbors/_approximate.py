@@ -75,12 +75,17 @@ _IVF_CELLS_PER_SQRT_N = 1.0
 # fewer sampled rows than this (an index of fewer than 5 * 20 rows): no held-out calibration,
 # the widest search
 _MIN_HELD = 20
-#: the union's smallest graph breadth (``benchmarks/tail.py``: at ef 32 one query in 10^4 of the
-#: hard law fell below recall 0.5, at 64 none of 4 x 10^4)
+#: the union's smallest graph breadth for new queries (``benchmarks/tail.py``: at ef 32 one query
+#: in 10^4 of the hard law fell below recall 0.5, at 64 none of 4 x 10^4), and for the
+#: leave-one-out queries of indexed rows, which find themselves and through their own links
+#: their neighbours (at ef 32 none of 5 x 10^4 of the hard law, 10^4 of each other law, with
+#: the IVF below)
 _UNION_EF_MIN = 64
-#: the union's IVF: 2 sqrt(n) cells of 8-bit codes, k-means trained on 64 rows a cell (what
-#: benchmarks/tail.py measured; at 10^6 rows, 2,000 cells of 500 rows, 32 searched)
-_UNION_CELLS_PER_SQRT_N = 2.0
+_UNION_LOO_EF_MIN = 32
+#: the union's IVF: 4 sqrt(n) cells of 8-bit codes, k-means trained on 64 rows a cell (what
+#: benchmarks/tail.py measured; at 10^6 rows, 4,000 cells of 250 rows, 32 searched: at 10^6 x 128
+#: its scan took half of the search with 2 sqrt(n) cells)
+_UNION_CELLS_PER_SQRT_N = 4.0
 _UNION_POINTS_PER_CELL = 64
 #: what the union's graph may hold of the rows (``FaissUnionIndex(storage=...)``)
 _UNION_STORAGES = ("sq8", "float32")
@@ -217,6 +222,7 @@ class ApproximateIndex(BaseIndex):
             fixed = getattr(self, self.breadth) if self.breadth else None
             target = DEFAULT_RECALL if self.recall is None else float(self.recall)
             lo, hi = self._breadth_range(k + 1) if self.breadth else (0, 0)
+            loo_lo, loo_hi = self._loo_breadth_range(k + 1) if self.breadth else (0, 0)
             if len(held):
                 self._breadth, self.query_recall_, self.query_low_recall_share_ = self._calibrated(
                     lambda b: self._held_out_hits(X, held, k, b, kth), k, fixed, lo, hi, target)
@@ -226,7 +232,7 @@ class ApproximateIndex(BaseIndex):
             self._add_library(X, held, progress)
         if len(held):
             self._loo_breadth, self.recall_, self.low_recall_share_ = self._calibrated(
-                lambda b: self._loo_hits(X, loo_rows, k, b, exact_kth), k, fixed, lo, hi, target)
+                lambda b: self._loo_hits(X, loo_rows, k, b, exact_kth), k, fixed, loo_lo, loo_hi, target)
         else:  # a handful of rows: the widest search, measured on every row
             self._loo_breadth = self._breadth
             hits = self._loo_hits(X, np.arange(n), k, self._breadth, None) if k >= 1 else np.zeros(0, dtype=np.intp)
@@ -303,6 +309,10 @@ class ApproximateIndex(BaseIndex):
     def _breadth_range(self, k: int) -> tuple[int, int]:  # pragma: no cover - abstract
         """The smallest and largest useful breadth for ``k`` neighbours."""
         raise NotImplementedError
+
+    def _loo_breadth_range(self, k: int) -> tuple[int, int]:
+        """The same for the leave-one-out queries of indexed rows (``k`` with the row itself)."""
+        return self._breadth_range(k)
 
     # ------------------------------------------------------------------ query
     def _query(self, Q: Matrix, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -847,10 +857,12 @@ class FaissUnionIndex(_WithIVF, FaissHNSWIndex):
         hard law were lost; 200 doubles the build for no measured gain).
     ef_search : int or None, default=None
         Candidate list size of the graph's search (at least k).  None: calibrated to
-        ``recall``, never below 64 (at 32 five new queries in 10^4 of the label mixture were
-        lost).
+        ``recall``, never below 64 for new queries (at 32 five in 10^4 of the label mixture
+        were lost) and never below 32 for the leave-one-out queries of ``fit`` (an indexed
+        row finds itself, and its neighbours through its own links: none of 7 x 10^4 lost at
+        32 on the three laws).
     nlist : int or None, default=None
-        IVF cells; None means ``round(2 sqrt(n))``, at most ``n // 39``.
+        IVF cells; None means ``round(4 sqrt(n))``, at most ``n // 39``.
     nprobe : int, default=32
         IVF cells searched per query.
     storage : {"sq8", "float32"}, default="sq8"
@@ -869,7 +881,9 @@ class FaissUnionIndex(_WithIVF, FaissHNSWIndex):
     Attributes
     ----------
     ef_search_ : int
-        ``ef_search``, or the calibrated value.
+        ``ef_search``, or the value calibrated for new queries (``predict``'s).
+    loo_ef_search_ : int
+        ``ef_search``, or the value calibrated for the leave-one-out queries (``fit``'s).
     nlist_ : int
         IVF cells used.
     recall_ : float
@@ -954,6 +968,9 @@ class FaissUnionIndex(_WithIVF, FaissHNSWIndex):
 
     def _breadth_range(self, k: int) -> tuple[int, int]:
         return max(k, _UNION_EF_MIN), max(k, _UNION_EF_MIN, self.n_samples_fit_)
+
+    def _loo_breadth_range(self, k: int) -> tuple[int, int]:
+        return max(k, _UNION_LOO_EF_MIN), max(k, _UNION_LOO_EF_MIN, self.n_samples_fit_)
 
     def _check_faiss(self, faiss: ModuleType, index: Any) -> None:
         if isinstance(index, faiss.IndexHNSWSQ):  # saved with its codes

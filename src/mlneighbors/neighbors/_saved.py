@@ -6,7 +6,9 @@ saves instead what :func:`export_index` makes of its index: a dict of numbers, s
 NumPy arrays (the library's own serialisation: faiss's ``write_index`` bytes, hnswlib's
 arrays), which skops stores and loads without running code or trusting a new type.  What the
 model's training rows already hold is not saved twice: a faiss HNSW index is written without
-its float32 copy of the rows, which :func:`restore_index` makes again from them.
+its float32 copy of the rows, which :func:`restore_index` makes again from them (the graph of
+``"faiss-union"``, over 8-bit codes of the rows, is written with its codes: a quarter of the
+rows' float32 size, and not the rows).
 
 :func:`restore_index` makes the unbuilt index of the loaded model's own ``backend`` and
 ``backend_params`` the saved one, on the model's training rows, without building it.  It first
