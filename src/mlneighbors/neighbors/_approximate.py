@@ -834,17 +834,18 @@ class FaissUnionIndex(_WithIVF, FaissHNSWIndex):
     An HNSW search fails whole queries now and then: on clustered data its greedy search can
     stay among rows of the wrong cluster and return none of the true neighbours, while the
     mean recall still reads 0.96-0.99.  An IVF fails elsewhere (a query near the border of
-    its cells).  This index asks both, a better-built graph (``ef_construction=100``) for
-    ``k`` candidates and an IVF of 8-bit codes (``IndexIVFScalarQuantizer``, a quarter of
-    the vectors' memory) for ``2 k`` from its ``nprobe`` nearest cells, and ranks the union by
-    exact float64 distances: a query loses its neighbours only where both structures fail.
-    Measured with ``benchmarks/tail.py`` at 10^5 x 128 on three laws (a label mixture, 1,000
-    clusters, and 5,000 tiny tight clusters made hard for HNSW): one query of 10^5 of the hard
-    law below recall@10 0.5 (five seeds, leave-one-out and new), none of the others, against
-    0.05-2.8 % of queries for ``"faiss-hnsw"``, ``"hnswlib"`` and ``"faiss-ivf"`` calibrated
-    to the same mean.  The defaults are the cheapest of a sweep (M 32-64, ``ef_construction``
-    40-200, ``nprobe`` 8-32, cells sqrt(n)-4 sqrt(n)) that kept that tail: at 10^6 x 128 its
-    fit and prediction were 9.75 (label mixture) to 13.6 (hard law) times faster than the
+    its cells).  This index asks both, a better-built graph (``ef_construction=100``, over
+    8-bit codes of the rows) for ``k`` candidates and an IVF of 8-bit codes
+    (``IndexIVFScalarQuantizer``) for ``2 k`` from its ``nprobe`` nearest cells, and ranks
+    the union by exact float64 distances: a query loses its neighbours only where both
+    structures fail.  Measured with ``benchmarks/tail.py`` at 10^5 x 128 on three laws (a
+    label mixture, 1,000 clusters, and 5,000 tiny tight clusters made hard for HNSW): one
+    query of 10^5 of the hard law below recall@10 0.5 (five seeds, leave-one-out and new),
+    none of the others, against 0.05-2.8 % of queries for ``"faiss-hnsw"``, ``"hnswlib"``
+    and ``"faiss-ivf"`` calibrated to the same mean.  The defaults are the cheapest of a
+    sweep (M 16-64, ``ef_construction`` 40-200, ``nprobe`` 8-32, cells sqrt(n)-4 sqrt(n),
+    the graph over float32 rows or codes, breadths 32-64) that kept that tail: at 10^6 x 128
+    its fit and prediction were 10.7 (label mixture) to 15.7 (hard law) times faster than the
     exact search's.
 
     Parameters

@@ -59,7 +59,7 @@ _NS_EXACT_ENTRY: float | None = None
 #: the two as fitted on a 2-core AMD EPYC with AVX-512 (benchmarks/scale.py --tune crossover),
 #: where faiss-union's model was fitted: the docs' crossover is computed with them (a 2-core AMD
 #: EPYC with AVX2 fitted 0.02875 and 3.125)
-FITTED_EXACT_COSTS = (0.01666, 1.54)
+FITTED_EXACT_COSTS = (0.01727, 1.32)
 #: the shape of the measurement: one block of the engine (queries x indexed rows x features)
 _PROBE_BLOCK = (1024, 8192, 128)
 _exact_costs: tuple[float, float] | None = None
@@ -67,7 +67,7 @@ _exact_costs: tuple[float, float] | None = None
 # recall calibration, leave-one-out search of every row at recall 0.95): seconds =
 # n^power (per_feature d + per_row) / threads * 1e-9; fitted to the same measurements
 _NS_APPROX: dict[str, tuple[float, float, float]] = {
-    "faiss-union": (1.31, 32.1, 4071.0),
+    "faiss-union": (1.30, 32.29, 4242.0),
     "faiss-hnsw": (1.09, 191.7, 86290.0),
     "hnswlib": (1.30, 32.58, 7751.0),
 }
