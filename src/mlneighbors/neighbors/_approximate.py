@@ -484,13 +484,13 @@ class _FaissBase(ApproximateIndex):
             state["_index"] = faiss.deserialize_index(state["_index"])
         super().__setstate__(state)
 
-    #: faiss's ``write_index`` flags of a saved index
-    _io_flags: ClassVar[str] = ""
+    def _io_flags(self, faiss: ModuleType) -> int:
+        """faiss's ``write_index`` flags of the saved index."""
+        return 0
 
     def _export_library(self) -> dict[str, Any]:
         faiss = self._library()
-        flags = getattr(faiss, self._io_flags) if self._io_flags else 0
-        return {"faiss_index": _faiss_bytes(faiss, self._index, flags)}
+        return {"faiss_index": _faiss_bytes(faiss, self._index, self._io_flags(faiss))}
 
     def _import_library(self, data: dict[str, Any]) -> None:
         faiss = self._library()
@@ -736,8 +736,6 @@ class FaissHNSWIndex(_FaissBase):
 
     name: ClassVar[str] = "faiss-hnsw"
     breadth: ClassVar[str] = "ef_search"
-    # the graph only: the vectors are the model's training rows, saved once (by the model)
-    _io_flags: ClassVar[str] = "IO_FLAG_SKIP_STORAGE"
 
     def __init__(
         self,
@@ -772,6 +770,10 @@ class FaissHNSWIndex(_FaissBase):
         index = faiss.IndexHNSWFlat(d, self.M, faiss.METRIC_L2)
         index.hnsw.efConstruction = self.ef_construction
         return index
+
+    def _io_flags(self, faiss: ModuleType) -> int:
+        # the graph only: the vectors are the model's training rows, saved once (by the model)
+        return faiss.IO_FLAG_SKIP_STORAGE
 
     def _breadth_range(self, k: int) -> tuple[int, int]:
         return k, max(k, self.n_samples_fit_)
@@ -944,12 +946,20 @@ class FaissUnionIndex(_WithIVF, FaissHNSWIndex):
         if self.storage not in _UNION_STORAGES:
             raise ValueError(f"storage must be one of {', '.join(map(repr, _UNION_STORAGES))}; got {self.storage!r}")
 
-    def _build_library(self, faiss: ModuleType, X: Matrix, rows: np.ndarray, progress: Any) -> None:
+    def _new_graph(self, faiss: ModuleType, d: int) -> Any:
         if self.storage == "float32":
-            self._index = self._new_graph(faiss, X.shape[1])
-        else:
-            self._index = faiss.IndexHNSWSQ(X.shape[1], faiss.ScalarQuantizer.QT_8bit, self.M, faiss.METRIC_L2)
-            self._index.hnsw.efConstruction = self.ef_construction
+            return super()._new_graph(faiss, d)
+        index = faiss.IndexHNSWSQ(d, faiss.ScalarQuantizer.QT_8bit, self.M, faiss.METRIC_L2)
+        index.hnsw.efConstruction = self.ef_construction
+        return index
+
+    def _io_flags(self, faiss: ModuleType) -> int:
+        # codes are saved with the graph: they cannot be made again from the rows alone
+        return 0 if isinstance(self._index, faiss.IndexHNSWSQ) else super()._io_flags(faiss)
+
+    def _build_library(self, faiss: ModuleType, X: Matrix, rows: np.ndarray, progress: Any) -> None:
+        self._index = self._new_graph(faiss, X.shape[1])
+        if not self._index.is_trained:
             # the codes' range per feature, from a seeded sample (rows outside it are clipped:
             # the codes only guide the search, the candidates are ranked by exact distances)
             size = min(len(rows), _SQ_TRAIN_ROWS)
@@ -967,11 +977,11 @@ class FaissUnionIndex(_WithIVF, FaissHNSWIndex):
             self._ivf.add(vectors)
             progress.advance(len(vectors))
 
-    def _breadth_range(self, k: int) -> tuple[int, int]:
-        return max(k, _UNION_EF_MIN), max(k, _UNION_EF_MIN, self.n_samples_fit_)
+    def _breadth_range(self, k: int, floor: int = _UNION_EF_MIN) -> tuple[int, int]:
+        return max(k, floor), max(k, floor, self.n_samples_fit_)
 
     def _loo_breadth_range(self, k: int) -> tuple[int, int]:
-        return max(k, _UNION_LOO_EF_MIN), max(k, _UNION_LOO_EF_MIN, self.n_samples_fit_)
+        return self._breadth_range(k, _UNION_LOO_EF_MIN)
 
     def _check_faiss(self, faiss: ModuleType, index: Any) -> None:
         if isinstance(index, faiss.IndexHNSWSQ):  # saved with its codes
@@ -1004,12 +1014,7 @@ class FaissUnionIndex(_WithIVF, FaissHNSWIndex):
         super().__setstate__(state)
 
     def _export_library(self) -> dict[str, Any]:
-        faiss = self._library()
-        if isinstance(self._index, faiss.IndexHNSWSQ):  # the codes cannot be made again from the rows alone
-            graph = {"faiss_index": _faiss_bytes(faiss, self._index)}
-        else:
-            graph = super()._export_library()
-        return {**graph, "faiss_ivf": _faiss_bytes(faiss, self._ivf)}
+        return {**super()._export_library(), "faiss_ivf": _faiss_bytes(self._library(), self._ivf)}
 
     def _import_library(self, data: dict[str, Any]) -> None:
         super()._import_library(data)
