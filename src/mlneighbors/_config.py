@@ -49,7 +49,7 @@ CACHE_BYTES: dict[str, int] = {
     "proxy_block": 1 << 25,
     # Reference.pair_distances: small chunks are recycled by the allocator instead of being
     # page-faulted in afresh
-    "pair_chunk": 1 << 21,
+    "pair_chunk": 1 << 20,
     # the label-restricted masked search and the PCA window search (best of 4..128 MiB)
     "label_block": 1 << 24,
     "window_block": 1 << 24,

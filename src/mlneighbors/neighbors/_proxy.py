@@ -28,7 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._distance import Matrix, Reference, row_norms_sq
-from ._select import first_k, row_starts
+from ._select import first_k, row_distance_order, row_starts
 
 __all__ = ["Bounds", "ProxyModel", "QueryTerms", "rerank"]
 
@@ -292,7 +292,7 @@ def rerank(
     r, c, dr = r[keep], c[keep], known[keep]
     todo = np.flatnonzero(np.isnan(dr))
     dr[todo] = ref.pair_distances(qb, c0 + r[todo], c[todo], budget)
-    order = np.lexsort((c, dr, r))
+    order = row_distance_order(r, dr, c)
     r, c, dr = r[order], c[order], dr[order]
     pos = first_k(row_starts(r, n_rows), k)
     return dr[pos], c[pos]
