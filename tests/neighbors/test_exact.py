@@ -66,8 +66,11 @@ def test_ties_go_to_the_lower_index():
     np.testing.assert_array_equal(idx, [[0, 4, 1]])
 
 
-def test_blocks_and_threads_do_not_change_the_result(rng):
-    # large enough for the thread pool (small queries run in the calling thread)
+def test_blocks_and_threads_do_not_change_the_result(rng, monkeypatch):
+    # the thread pool even for this small search (small searches run in the calling thread)
+    import mlneighbors.neighbors._exact as exact
+
+    monkeypatch.setattr(exact, "_SMALL_WORK", 0)
     X = tricky_data(rng, 3001, 8)
     Q = tricky_queries(rng, X, 397)
     ref = twin_kneighbors(X, Q, 11)
@@ -189,3 +192,58 @@ def test_heterogeneous_norms_and_the_second_pass(rng, monkeypatch):
     got = ExactIndex().build(X).query(Q, 15)
     np.testing.assert_array_equal(got[1], ref[1])
     np.testing.assert_array_equal(got[0], ref[0])
+
+
+@pytest.mark.parametrize("n", [37, 640, 1001])
+@pytest.mark.parametrize("levels", [3, None])
+def test_group_survivors_equal_the_mask(rng, n, levels):
+    # the selection through the group minima against the plain mask of the block: the same
+    # entries in the same (row, value, column) order, ties and the columns past the groups included
+    from mlneighbors.neighbors._select import group_minima, group_survivors, kth_upper_bound, survivors
+
+    P = rng.standard_normal((23, n)).astype(np.float32)
+    if levels:
+        P = rng.integers(0, levels, size=P.shape).astype(np.float32)
+    P[4] = -0.0
+    for k in (1, 5):
+        mins = group_minima(P, k)
+        thr = kth_upper_bound(P, k, mins).astype(np.float32) + np.float32(0.1)
+        got = group_survivors(P, k, mins, thr, limit=P.size * 40)
+        want = survivors(P <= thr[:, None], P)
+        for a, b in zip(got, want, strict=True):
+            np.testing.assert_array_equal(a, b)
+        assert group_survivors(P, k, mins, thr, limit=0) is None  # too many to gather: the mask path
+
+
+def test_many_ties_take_the_mask_path(rng):
+    # rows that all tie (three distinct rows repeated): the groups would gather everything
+    X = np.repeat(rng.integers(0, 2, size=(3, 6)).astype(np.float64), 400, axis=0)
+    Q = tricky_queries(rng, X, 20)
+    got = ExactIndex().build(X).query(Q, 7)
+    ref = twin_kneighbors(X, Q, 7)
+    np.testing.assert_array_equal(got[1], ref[1])
+    np.testing.assert_array_equal(got[0], ref[0])
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_columns_zero_in_every_indexed_row_are_left_out_of_the_gemm(rng, metric, sparse):
+    # most columns zero in every indexed row (as in genbase: 99 of 1,185 used): the GEMM runs
+    # on the others; the queries have values there, which change their distances, not their order
+    import scipy.sparse as sp
+
+    X = tricky_data(rng, 300, 40, integer=True)
+    X[:, 5:] = 0.0
+    X[:, 20] = rng.integers(0, 2, 300)
+    Q = tricky_queries(rng, X, 50) + rng.integers(0, 3, size=(50, 40))
+    index = ExactIndex(metric=metric, sparse_strategy="densify").build(sp.csr_matrix(X) if sparse else X)
+    assert index._cols.tolist() == [0, 1, 2, 3, 4, 20]
+    for k in (1, 8):
+        got = index.query(Q, k)
+        # sparse rows: the reference distances sum the stored entries (a few ulps from the dense
+        # twin's sums, enough to reorder cosine ties); scipy's product, every column, is the twin
+        ref = (ExactIndex(metric=metric, sparse_strategy="sparse").build(sp.csr_matrix(X)).query(Q, k) if sparse
+               else twin_kneighbors(X, Q, k, metric))
+        np.testing.assert_array_equal(got[1], ref[1])
+        np.testing.assert_array_equal(got[0], ref[0])
+    assert ExactIndex().build(rng.standard_normal((30, 6)))._cols is None  # every column used

@@ -127,3 +127,41 @@ def test_drop_self_in_blocks_equals_a_loop_twin(rng, monkeypatch, block):
     want = _drop_self_twin(dist, idx, rows[self_rows % 40], 4, rows=rows)
     np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_array_equal(got[1], want[1])
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
+@pytest.mark.parametrize("integer", [False, True])
+@pytest.mark.parametrize("precision", ["float32", "float64"])
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_symmetric_loo_equals_twin(rng, monkeypatch, metric, integer, precision, n_jobs):
+    # the exact engine's own leave-one-out (each block pair's products computed once, for
+    # both blocks): blocks of 16 rows here, so that 203 rows make 13 blocks (the last shorter)
+    import mlneighbors.neighbors._exact as exact
+
+    monkeypatch.setattr(exact, "_LOO_MIN_BLOCK", 16)
+    monkeypatch.setattr(exact, "_LOO_BLOCKS", 16)
+    monkeypatch.setattr(exact, "_SMALL_WORK", 0)  # the thread pool too
+    X = tricky_data(rng, 203, 6, integer=integer)
+    X[5] *= 1e4  # one row of a far larger norm: the local error bounds of the second pass
+    index = ExactIndex(metric=metric, precision=precision, n_jobs=n_jobs).build(X)
+    assert index._loo_query(X, None, 3) is not None  # the symmetric path answers
+    for k in (1, 9, 202):
+        dist, idx = loo_kneighbors(index, X, k)
+        ref_dist, ref_idx = twin_kneighbors(X, X, k, metric, exclude=np.arange(len(X)))
+        np.testing.assert_array_equal(idx, ref_idx)
+        np.testing.assert_array_equal(dist, ref_dist)
+
+
+def test_symmetric_loo_declines_what_it_cannot_do(rng, monkeypatch):
+    import mlneighbors.neighbors._exact as exact
+
+    monkeypatch.setattr(exact, "_LOO_MIN_BLOCK", 16)
+    X = tricky_data(rng, 200, 4)
+    index = ExactIndex().build(X)
+    assert index._loo_query(X, None, 3) is not None
+    assert index._loo_query(X, np.arange(5), 3) is None  # a subset of the rows: the plain search
+    assert ExactIndex(working_memory=0.05).build(X)._loo_query(X, None, 3) is None  # products do not fit
+    assert ExactIndex(metric="manhattan").build(X)._loo_query(X, None, 3) is None
+    assert ExactIndex().build(X[:32])._loo_query(X[:32], None, 3) is None  # fewer than 3 blocks
+    S = sp.csr_matrix(np.where(X > 1, X, 0.0))
+    assert ExactIndex(sparse_strategy="sparse").build(S)._loo_query(S, None, 3) is None

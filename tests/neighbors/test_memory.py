@@ -42,3 +42,17 @@ def test_sparse_index_is_not_densified_beyond_budget(rng):
     (dist, idx), peak = traced_peak(lambda: index.query(Q, 5))
     assert peak <= 4 * MiB + dist.nbytes + idx.nbytes + 64 * 1024
     np.testing.assert_array_equal(idx[:, 0], np.arange(300))
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
+def test_symmetric_leave_one_out_stays_within_budget(rng, metric):
+    # the products kept for later blocks, the block of proxy rows and the selection together
+    from mlneighbors.neighbors import loo_kneighbors
+
+    X = rng.standard_normal((3000, 8))
+    index = ExactIndex(metric=metric, working_memory=32, n_jobs=2).build(X)
+    assert index._loo_query(X, None, 2) is not None  # the symmetric path
+    (dist, idx), peak = traced_peak(lambda: loo_kneighbors(index, X, 5))
+    # the whole float32 product matrix would be 3000 x 3000 x 4 bytes = 34 MiB
+    assert peak <= 32 * MiB + 3 * (dist.nbytes + idx.nbytes)
+    assert ExactIndex(metric=metric, working_memory=8).build(X)._loo_query(X, None, 2) is None

@@ -21,6 +21,15 @@ How a block of queries is answered
 3. **Exact distances.**  The float64 reference distances (``_distance``) of the candidates
    only; sorted by (distance, index); the first k are returned.
 
+Leave-one-out
+-------------
+When the queries are the indexed rows themselves (``loo_kneighbors``, every model's ``fit``),
+the products of row blocks I and J serve both blocks: each pair is computed once (about half
+the GEMM of the plain search; ``_loo_query``), the products of J > I kept for block J while
+its turn comes, as long as they fit in the working memory (dense rows; about 14,000 rows
+at the default 256 MiB).  The proxy is then ``||x||^2 - 2 q.x`` with the norm added to the
+float product in one rounding, within the same error bound; selection and re-ranking as above.
+
 What is guaranteed
 ------------------
 The result is the first k of the order of all indexed rows by (float64 reference distance,
@@ -42,6 +51,7 @@ from __future__ import annotations
 
 import os
 import threading
+from contextlib import nullcontext
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar
 
@@ -54,7 +64,17 @@ from ._base import BaseIndex, check_positive_int, resolve_n_jobs
 from ._capabilities import Capabilities
 from ._distance import Matrix, Reference
 from ._proxy import Bounds, ProxyModel, U, is_integral, rerank
-from ._select import first_k, kth_upper_bound, round_up, row_starts, survivor_chunks, survivors
+from ._select import (
+    SURVIVOR_BYTES,
+    first_k,
+    group_minima,
+    group_survivors,
+    kth_upper_bound,
+    round_up,
+    row_starts,
+    survivor_chunks,
+    survivors,
+)
 
 __all__ = ["ExactIndex"]
 # a block holds at most this many proxy values (32 MiB in float32): the GEMM output then
@@ -71,8 +91,21 @@ _NS_SPARSE_OUT = 2.0
 # k-th proxy; the rigorous second threshold (from float64 distances) then rarely needs more
 _FIRST_PASS_SLACK = 4.0
 
-# below this many multiply-adds a query runs in the calling thread
-_SMALL_WORK = 1 << 22
+# below this many multiply-adds a search runs in the calling thread, the GEMM on the BLAS's
+# own threads: the selection of a few thousand rows gains less from the workers than their
+# hand-offs cost (measured with ML-kNN fit + predict after an idle moment, as a user runs it:
+# scene 29 ms with the workers, 24 ms without; enron 33 and 23; yahoo-science, 8.3 x 10^9
+# multiply-adds, 141 ms with the workers and 176 ms without)
+_SMALL_WORK = 1 << 31
+
+# the indexed rows are converted to the GEMM's form in slices of about this many bytes (float64)
+_BUILD_SLICE_BYTES = 1 << 22
+
+# symmetric leave-one-out: rows per block at least this many (a GEMM of smaller blocks runs
+# slower), and about this many blocks where the rows allow (the products of blocks I and J
+# are computed once for both: B (B + 1) / 2 of the B^2 products)
+_LOO_MIN_BLOCK = 512
+_LOO_BLOCKS = 8
 
 _controller_lock = threading.Lock()
 _controller: Any = None
@@ -228,14 +261,34 @@ class ExactIndex(BaseIndex):
             self._XT = model.scaled_rows(0, n).T.tocsr().astype(dtype)
             self._xn = model.row_sq.astype(dtype) if self.metric == "euclidean" else None
         else:
-            Xa = np.empty((n, d + model.extra), dtype=dtype)
-            step = max(1, self._budget // (16 * max(d, 1)))
-            for a in range(0, n, step):  # sparse rows are densified in budgeted slices
+            # slices of rows small enough to stay in the cache (a large temporary is page-faulted in)
+            step = max(1, min(self._budget, _BUILD_SLICE_BYTES) // (8 * max(d, 1)))
+            cols = self._cols = self._support(X, step)
+            width = d if cols is None else len(cols)
+            Xa = np.empty((n, width + model.extra), dtype=dtype)
+            for a in range(0, n, step):  # sparse rows are densified slice by slice
                 part = model.scaled_rows(a, a + step)
-                Xa[a : a + step, :d] = part.toarray() if sp.issparse(part) else part
+                part = part if cols is None else part[:, cols]
+                Xa[a : a + step, :width] = part.toarray() if sp.issparse(part) else part
             if model.extra:
-                Xa[:, d] = model.row_sq
+                Xa[:, width] = model.row_sq
             self._Xa = Xa
+
+    @staticmethod
+    def _support(X: Matrix, step: int) -> np.ndarray | None:
+        """The columns where some indexed row is not zero, when they are fewer than 90 % of
+        the columns (else None): the GEMM of the proxy needs no other (a column that is zero
+        in every indexed row adds the same ``q_j^2`` to every distance of a query, and
+        nothing to its proxy ``||x||^2 - 2 q.x``)."""
+        d = X.shape[1]
+        if sp.issparse(X):
+            used = np.bincount(X.indices, minlength=d) > 0
+        else:
+            used = np.zeros(d, dtype=bool)
+            for a in range(0, X.shape[0], step):
+                used |= np.any(X[a : a + step] != 0, axis=0)
+        cols = np.flatnonzero(used)
+        return cols if len(cols) < 0.9 * d else None
 
     @property
     def strategy_(self) -> str:
@@ -291,10 +344,10 @@ class ExactIndex(BaseIndex):
         def worker() -> None:
             # one proxy block and one mask per worker, reused: fresh large arrays would be
             # page-faulted in on every block (expensive, especially in a virtual machine)
-            buffers = (
+            buffers: list[np.ndarray | None] = [
                 None if self._strategy == "pairwise" else np.empty((rows, n), dtype=self._dtype),
-                np.empty((rows, n), dtype=bool),
-            )
+                None,  # the mask, made when a block needs it (many ties)
+            ]
             # workers pull block starts one at a time (no queue of pending tasks to hold)
             while True:
                 with lock:
@@ -320,6 +373,88 @@ class ExactIndex(BaseIndex):
                 worker()
         return dist, idx
 
+    # ------------------------------------------------------------------ leave-one-out
+    def _loo_query(self, X: Matrix, rows: np.ndarray | None, m: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """The ``m`` nearest rows of every indexed row (itself among them; ``loo_kneighbors``
+        drops it), from half the products: the queries are the indexed rows, so the dot
+        products of row blocks I and J serve both (symmetric leave-one-out).
+
+        Row blocks are taken in order; block I's products with every block J >= I are
+        computed (one GEMM each; each thread its share of block I's rows), those with J > I
+        kept for block J, so that block I's proxy rows are complete: ``||x_j||^2 - 2 x_i.x_j``
+        with ``-2 x_i.x_j`` from the GEMM of the rows scaled by -2 (exact) and the squared norm
+        added in one rounding, within the error bound of the engine's proxy (``_proxy``: it
+        allows the product, the rounded norm and one addition).  Then block I is selected and
+        re-ranked as a block of queries is.  The answer is the engine's own (the first m by
+        reference distance and row), whatever the proxy's rounding.
+
+        None (the plain search answers) for a subset of rows, other strategies than dense
+        rows, fewer than 3 blocks, or when the kept products (at most about n^2 / 4 values)
+        would not fit in the working memory beside the block and its selection.
+        """
+        n, d = self._ref.n_samples, self._ref.n_features
+        if rows is not None or self._strategy != "dense" or X.shape != (n, d):
+            return None
+        itemsize = self._dtype.itemsize
+        n_threads = self._n_threads if n * n * (d + 1) >= _SMALL_WORK else 1
+        size = max(1, min(_MAX_BLOCK_ELEMENTS // n, max(_LOO_MIN_BLOCK, -(-n // _LOO_BLOCKS))))
+        size = -(-n // -(-n // size))  # blocks of equal size
+        blocks = list(range(0, n, size))
+        rest = max(self._budget // (8 * n_threads), 1 << 20)  # per part: selection and re-ranking
+        # the products kept at most: after block I, those of blocks <= I with blocks > I
+        most_kept = max((i + 1) * (len(blocks) - i - 1) for i in range(len(blocks))) * size * size * itemsize
+        if len(blocks) < 3 or most_kept + size * n * itemsize + n_threads * rest > self._budget:
+            return None
+        dist = np.empty((n, m), dtype=np.float64)
+        idx = np.empty((n, m), dtype=np.intp)
+        width = self._Xa.shape[1] - self._model.extra  # the columns kept (``_support``)
+        A = self._Xa[:, :width]  # the scaled rows (the extra column holds their squared norms)
+        sq = self._Xa[:, width] if self._model.extra else None
+        kept: dict[tuple[int, int], np.ndarray] = {}  # products -2 x_i.x_j of blocks I < J, rows of I
+        P = np.empty((size, n), dtype=self._dtype)
+        part_rows = -(-size // n_threads)
+
+        def part(i0: int, a: int, b: int, dots: list[tuple[int, int, np.ndarray]]) -> None:
+            # this part's rows of block I: its products with the blocks J >= I (the earlier
+            # blocks' are kept), its proxy rows, then selection as for a block of queries
+            lhs = A[a:b] * np.array(-2.0, dtype=A.dtype)  # exact (a power of two): the products come as -2 x_i.x_j
+            for j0, j1, D in dots:
+                if j0 >= i0:
+                    np.matmul(lhs, A[j0:j1].T, out=D[a - i0 : b - i0])
+                self._proxy_from_dots(D[a - i0 : b - i0] if j0 >= i0 else D[:, a - i0 : b - i0].T, sq, j0, j1,
+                                      P[a - i0 : b - i0, j0:j1])
+            qb = self._ref.prepare(X[a:b])
+            bounds = self._model.bounds(self._model.terms(qb), qb, _FIRST_PASS_SLACK)
+            self._select_block(qb, P[a - i0 : b - i0], bounds, m, rest, dist[a:b], idx[a:b], [None, None])
+
+        pool = _thread_pool(n_threads) if n_threads > 1 else None
+        blas = _blas_single_thread() if pool is not None else nullcontext()  # workers: one BLAS thread each
+        with task("neighbour search", total=n, unit="rows") as progress, blas:
+            for i0 in blocks:
+                i1 = min(i0 + size, n)
+                dots = [(j0, min(j0 + size, n), kept.pop((j0, i0)) if j0 < i0 else
+                         np.empty((i1 - i0, min(j0 + size, n) - j0), dtype=self._dtype)) for j0 in blocks]
+                for j0, _, D in dots:
+                    if j0 > i0:
+                        kept[(i0, j0)] = D
+                parts = [(a, min(a + part_rows, i1)) for a in range(i0, i1, part_rows)]
+                if pool is None:
+                    for a, b in parts:
+                        part(i0, a, b, dots)
+                else:  # one part per thread, each with a one-thread BLAS
+                    for future in [pool.submit(part, i0, a, b, dots) for a, b in parts]:
+                        future.result()
+                progress.advance(i1 - i0)
+        return dist, idx
+
+    def _proxy_from_dots(self, D: np.ndarray, sq: np.ndarray | None, j0: int, j1: int, out: np.ndarray) -> None:
+        """Proxy values ``||x_j||^2 - 2 x_i.x_j`` (euclidean; ``-2 x_i.x_j`` cosine) of the rows
+        ``j0:j1`` from their products ``D = -2 x_i.x_j`` with a block of queries, into ``out``."""
+        if sq is None:
+            np.copyto(out, D)
+        else:
+            np.add(D, sq[j0:j1], out=out)
+
     def _search_block(
         self,
         Q: Matrix,
@@ -329,23 +464,47 @@ class ExactIndex(BaseIndex):
         budget: int,
         dist: np.ndarray,
         idx: np.ndarray,
-        buffers: tuple[np.ndarray | None, np.ndarray],
+        buffers: list[np.ndarray | None],
     ) -> None:
         # queries are converted (X's format, cosine normalisation) block by block: bounded memory
         qb = self._ref.prepare(Q[a:b])
         P, bounds = self._proxy(qb, None if buffers[0] is None else buffers[0][: b - a])
+        self._select_block(qb, P, bounds, k, budget, dist[a:b], idx[a:b], buffers)
+
+    def _select_block(
+        self,
+        qb: Matrix,
+        P: np.ndarray,
+        bounds: Bounds,
+        k: int,
+        budget: int,
+        dist: np.ndarray,
+        idx: np.ndarray,
+        buffers: list[np.ndarray | None],
+    ) -> None:
+        """The k nearest rows of the prepared queries ``qb`` from their proxy block ``P``
+        (b, n), written into ``dist`` and ``idx`` (b, k)."""
         n = P.shape[1]
-        ub = kth_upper_bound(P, k)
+        mins = group_minima(P, k)
+        ub = kth_upper_bound(P, k, mins)
         slack = bounds.slack(ub)
         thr = round_up(ub + slack, P.dtype)
-        mask = np.less_equal(P, thr[:, None], out=buffers[1][: b - a])
-        for c0, c1 in survivor_chunks(mask, budget):
-            r, c, v = survivors(mask[c0:c1], P[c0:c1])
+        # through the groups when they leave little to read again (long rows), else by one
+        # comparison of the block (short rows, or many ties)
+        found = group_survivors(P, k, mins, thr, limit=min(budget // SURVIVOR_BYTES, P.size // 8))
+        if found is not None:
+            chunks = [((0, P.shape[0]), found)]
+        else:  # a large part of the rows tie: one mask, its survivors in chunks of rows
+            if buffers[1] is None or buffers[1].shape[0] < P.shape[0] or buffers[1].shape[1] != n:
+                buffers[1] = np.empty(P.shape, dtype=bool)
+            mask = np.less_equal(P, thr[:, None], out=buffers[1][: P.shape[0]])
+            chunks = (((c0, c1), survivors(mask[c0:c1], P[c0:c1])) for c0, c1 in survivor_chunks(mask, budget))
+        for (c0, c1), (r, c, v) in chunks:
             if bounds.from_proxy is not None:
                 # exact proxy: (value, column) order is the answer
                 pos = first_k(row_starts(r, c1 - c0), k)
-                dist[a + c0 : a + c1] = bounds.from_proxy(v[pos], c0 + r[pos])
-                idx[a + c0 : a + c1] = c[pos]
+                dist[c0:c1] = bounds.from_proxy(v[pos], c0 + r[pos])
+                idx[c0:c1] = c[pos]
                 continue
 
             def rescan(short: np.ndarray, thr2: np.ndarray, c0: int = c0) -> tuple[np.ndarray, np.ndarray]:
@@ -353,7 +512,7 @@ class ExactIndex(BaseIndex):
                 flat = np.flatnonzero(sub)
                 return short[flat // n], flat % n
 
-            dist[a + c0 : a + c1], idx[a + c0 : a + c1] = rerank(
+            dist[c0:c1], idx[c0:c1] = rerank(
                 self._ref, qb, (r, c, v), k, bounds, rows=(c0, c1), covered=thr[c0:c1].astype(np.float64),
                 slack=slack[c0:c1], rescan=rescan, budget=budget,
             )
@@ -383,9 +542,12 @@ class ExactIndex(BaseIndex):
             if model.extra:
                 out += (self._xn * terms.w).astype(dtype) if terms.w != 1.0 else self._xn
         else:
-            qa = np.empty((b, d + model.extra), dtype=dtype)
-            qa[:, :d] = (qb.toarray() if sp.issparse(qb) else qb) * factor
+            cols = getattr(self, "_cols", None)  # (indexes saved before it have every column)
+            width = self._Xa.shape[1] - model.extra
+            part = qb if cols is None else qb[:, cols]
+            qa = np.empty((b, width + model.extra), dtype=dtype)
+            qa[:, :width] = (part.toarray() if sp.issparse(part) else part) * factor
             if model.extra:
-                qa[:, d] = terms.w
+                qa[:, width] = terms.w
             np.matmul(qa, self._Xa.T, out=out)
         return out, model.bounds(terms, qb, _FIRST_PASS_SLACK)
