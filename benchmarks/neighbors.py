@@ -5,7 +5,7 @@ Usage::
     MLNEIGHBORS_DATA=../shared/datasets PYTHONPATH=src python benchmarks/neighbors.py
         [--repeats 3] [--datasets yeast bibtex ...] [--no-sklearn] [--no-approximate]
         [--approximate-on ohsumed synthetic] [--approximate-repeats 1]
-        [--tables search mlknn floor approximate] [--floor-rows 100000]
+        [--tables search mlknn floor approximate] [--floor-rows 100000] [--order alternate|blocks]
 
 Workload per dataset (k = 10), the one ML-kNN's fit + predict needs: build an index on the
 training rows, the leave-one-out k neighbours of every training row, then the k neighbours
@@ -24,7 +24,8 @@ The ``mlknn`` table is the job a user runs: ``MLkNN(n_neighbors=10)`` fit + pred
 default exact backend (float64 input as loaded, validation included) against faiss's
 ``IndexFlatL2`` search (float32 rows prepared before the clock) plus ML-kNN's label side written
 here vectorised from the neighbour indices (``mlknn_labels``: one sparse product for the counts,
-one ``bincount`` per table); the median of ``--repeats`` interleaved runs, and the share of
+one ``bincount`` per table); the median of ``--repeats`` interleaved runs (``--order blocks``: each
+engine's runs back to back, see ``mlknn_table``), and the share of
 predicted cells on which the two agree (1.0 unless a near-tie of float32 distances moves a
 neighbour).
 
@@ -242,8 +243,16 @@ def mlknn_labels(i_loo: np.ndarray, i_test: np.ndarray, Y: Any, s: float = 1.0) 
     return table[np.arange(L), Ct]
 
 
-def mlknn_table(names: list[str], repeats: int) -> None:
-    """ML-kNN fit + predict with the default exact backend vs faiss's flat search + labels."""
+def mlknn_table(names: list[str], repeats: int, order: str = "alternate") -> None:
+    """ML-kNN fit + predict with the default exact backend vs faiss's flat search + labels.
+
+    ``order="alternate"``: ours, faiss, ours, ... (each run follows the other engine's);
+    ``"blocks"``: one untimed run, then the repeats of ours back to back, the same for faiss.
+    Both BLAS libraries (numpy's and faiss's own OpenBLAS, and faiss's OpenMP threads) keep
+    their threads spinning for a while after a call: on 2 cores a run that follows the other
+    engine's competes with those threads for the first milliseconds, which on the small sets
+    is most of the run; the blocks give each engine the machine as a user's consecutive runs
+    of one library find it."""
     from mlneighbors import MLkNN
     from mlneighbors.exceptions import LabelWarning
 
@@ -251,7 +260,7 @@ def mlknn_table(names: list[str], repeats: int) -> None:
         f"{'dataset':13s} {'n_train x d':>13s} {'ours s':>8s} {'faiss+labels s':>14s} {'ratio':>6s} "
         f"{'same predictions':>16s}"
     )
-    print("ML-kNN (k = 10) fit + predict, median of the repeats, interleaved")
+    print(f"ML-kNN (k = 10) fit + predict, median of the repeats, {'interleaved' if order == 'alternate' else 'each engine back to back'}")
     print(head)
     print("-" * len(head))
     for name in names:
@@ -271,11 +280,16 @@ def mlknn_table(names: list[str], repeats: int) -> None:
 
         times: dict[str, list[float]] = {"ours": [], "ref": []}
         out: dict[str, np.ndarray] = {}
-        for _ in range(repeats):
-            for key, fn in (("ours", ours), ("ref", reference)):
-                gc.collect()
-                t = time.perf_counter()
-                out[key] = fn()
+        engines = (("ours", ours), ("ref", reference))
+        if order == "alternate":
+            runs = [engine for _ in range(repeats) for engine in engines]
+        else:
+            runs = [engine for engine in engines for _ in range(repeats + 1)]
+        for i, (key, fn) in enumerate(runs):
+            gc.collect()
+            t = time.perf_counter()
+            out[key] = fn()
+            if order == "alternate" or i % (repeats + 1):  # blocks: the first run of each warms up
                 times[key].append(time.perf_counter() - t)
         t_o, t_r = float(np.median(times["ours"])), float(np.median(times["ref"]))
         same = float((out["ours"].astype(bool) == out["ref"]).mean())
@@ -377,6 +391,8 @@ def main(argv: list[str] | None = None) -> None:
              "search against the GEMM floor (--floor-rows), the approximate backends",
     )
     parser.add_argument("--floor-rows", type=int, default=100_000, help="rows of the floor's random data (d = 128)")
+    parser.add_argument("--order", choices=["alternate", "blocks"], default="alternate",
+                        help="mlknn table: the two engines' runs alternating, or each engine's runs back to back")
     args = parser.parse_args(argv)
     import threadpoolctl
 
@@ -390,7 +406,7 @@ def main(argv: list[str] | None = None) -> None:
         exact_table(args.datasets, args.repeats, not args.no_sklearn)
     if "mlknn" in args.tables:
         print()
-        mlknn_table([name for name in args.datasets if name != "synthetic"], args.repeats)
+        mlknn_table([name for name in args.datasets if name != "synthetic"], args.repeats, args.order)
     if "floor" in args.tables:
         print()
         floor_table(args.floor_rows)
