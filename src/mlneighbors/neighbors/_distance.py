@@ -33,16 +33,15 @@ _PAIR_CHUNK_BYTES = CACHE_BYTES["pair_chunk"]
 
 def row_norms_sq(X: Matrix) -> np.ndarray:
     """Squared row norms in float64 (dense: numpy row sum; sparse: sum in column order).
-    Float32 rows are summed in float64, block by block: the numbers of their float64 copy."""
+    Float32 rows are summed in float64: the numbers of their float64 copy."""
     if sp.issparse(X):
         rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
         return np.bincount(rows, weights=X.data * X.data, minlength=X.shape[0])
-    if X.dtype == np.float64:
-        return (X * X).sum(axis=1)
+    # slices of rows whose temporaries stay in the cache (each row's sum is the same)
     out = np.empty(X.shape[0])
     step = max(1, _PAIR_CHUNK_BYTES // (8 * max(1, X.shape[1])))
     for a in range(0, X.shape[0], step):
-        part = X[a : a + step].astype(np.float64)
+        part = X[a : a + step].astype(np.float64, copy=False)
         out[a : a + step] = (part * part).sum(axis=1)
     return out
 

@@ -36,13 +36,24 @@ U = {np.dtype(np.float32): 2.0**-24, np.dtype(np.float64): 2.0**-53}
 EXACT_INT = {np.dtype(np.float32): 2.0**24, np.dtype(np.float64): 2.0**53}
 
 
+#: values checked at once by :func:`is_integral` (their temporaries stay in the cache)
+_INTEGRAL_CHUNK = 1 << 15
+
+
 def is_integral(X: Matrix) -> bool:
     """Whether every stored value is an integer (continuous data answer after one row)."""
     data = X.data if sp.issparse(X) else X
     head = data.ravel()[:256] if data.flags.c_contiguous or data.ndim == 1 else data[:1]
     if not np.all(head == np.rint(head)):
         return False
-    return bool(np.all(data == np.rint(data)))
+    if not (data.ndim == 1 or data.flags.c_contiguous):
+        return bool(np.all(data == np.rint(data)))
+    flat = data.reshape(-1)
+    for a in range(0, flat.size, _INTEGRAL_CHUNK):
+        part = flat[a : a + _INTEGRAL_CHUNK]
+        if not np.all(part == np.rint(part)):
+            return False
+    return True
 
 
 def _scale_of(max_norm: float) -> float:
