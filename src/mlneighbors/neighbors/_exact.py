@@ -105,7 +105,7 @@ _BUILD_SLICE_BYTES = 1 << 22
 # slower), and about this many blocks where the rows allow (the products of blocks I and J
 # are computed once for both: B (B + 1) / 2 of the B^2 products)
 _LOO_MIN_BLOCK = 512
-_LOO_BLOCKS = 8
+_LOO_BLOCKS = 12
 
 _controller_lock = threading.Lock()
 _controller: Any = None
