@@ -260,7 +260,8 @@ def mlknn_table(names: list[str], repeats: int, order: str = "alternate") -> Non
         f"{'dataset':13s} {'n_train x d':>13s} {'ours s':>8s} {'faiss+labels s':>14s} {'ratio':>6s} "
         f"{'same predictions':>16s}"
     )
-    print(f"ML-kNN (k = 10) fit + predict, median of the repeats, {'interleaved' if order == 'alternate' else 'each engine back to back'}")
+    how = "interleaved" if order == "alternate" else "each engine back to back"
+    print(f"ML-kNN (k = 10) fit + predict, median of the repeats, {how}")
     print(head)
     print("-" * len(head))
     for name in names:

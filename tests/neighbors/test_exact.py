@@ -247,3 +247,48 @@ def test_columns_zero_in_every_indexed_row_are_left_out_of_the_gemm(rng, metric,
         np.testing.assert_array_equal(got[1], ref[1])
         np.testing.assert_array_equal(got[0], ref[0])
     assert ExactIndex().build(rng.standard_normal((30, 6)))._cols is None  # every column used
+
+
+@pytest.fixture
+def small_tiles(monkeypatch):
+    """Tiles of 16 indexed rows: the tiled search (many indexed rows) on a small set."""
+    import mlneighbors.neighbors._exact as exact
+
+    monkeypatch.setattr(exact, "_TILE_ROWS", 16)
+    monkeypatch.setattr(exact, "_STREAM_QUERIES", 7)
+    return exact
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
+@pytest.mark.parametrize("precision", ["float32", "float64"])
+@pytest.mark.parametrize("integer", [False, True])
+def test_tiled_search_agrees_with_loop_twin(rng, small_tiles, metric, precision, integer):
+    # 157 rows: 9 tiles of 16 and a last one of 13; blocks of 7 queries
+    X = tricky_data(rng, 157, 7, integer=integer)
+    Q = tricky_queries(rng, X, 41)
+    index = ExactIndex(metric=metric, precision=precision, n_jobs=2).build(X)
+    for k in (1, 6, 20, 157):
+        dist, idx = index.query(Q, k)
+        ref_dist, ref_idx = twin_kneighbors(X, Q, k, metric)
+        np.testing.assert_array_equal(idx, ref_idx)
+        np.testing.assert_array_equal(dist, ref_dist)
+
+
+def test_tiled_search_second_pass_and_many_ties(rng, small_tiles, monkeypatch):
+    # the rescan of whole proxy rows (no first-pass slack, heterogeneous norms) ...
+    X = rng.standard_normal((300, 6)) * 100
+    X[::37] *= 1000
+    X[200:260] = X[5] + 1e-9 * rng.standard_normal((60, 6))
+    Q = np.vstack([X[5], X[:20] + 0.5, X[::37][:3] * 1.0001])
+    monkeypatch.setattr(small_tiles, "_FIRST_PASS_SLACK", 0.0)
+    got = ExactIndex().build(X).query(Q, 15)
+    ref = twin_kneighbors(X, Q, 15)
+    np.testing.assert_array_equal(got[1], ref[1])
+    np.testing.assert_array_equal(got[0], ref[0])
+    # ... and rows that all tie, more candidates than the budget holds: the plain search
+    X = np.repeat(rng.integers(0, 2, size=(3, 6)).astype(np.float64), 300, axis=0)
+    Q = tricky_queries(rng, X, 20)
+    got = ExactIndex(working_memory=0.05).build(X).query(Q, 7)
+    ref = twin_kneighbors(X, Q, 7)
+    np.testing.assert_array_equal(got[1], ref[1])
+    np.testing.assert_array_equal(got[0], ref[0])

@@ -51,8 +51,8 @@ from __future__ import annotations
 
 import os
 import threading
-from contextlib import nullcontext
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from typing import Any, ClassVar
 
 import numpy as np
@@ -63,7 +63,7 @@ from .._progress import task
 from ._base import BaseIndex, check_positive_int, resolve_n_jobs
 from ._capabilities import Capabilities
 from ._distance import Matrix, Reference
-from ._proxy import Bounds, ProxyModel, U, is_integral, rerank
+from ._proxy import Bounds, ProxyModel, QueryTerms, U, is_integral, rerank
 from ._select import (
     SURVIVOR_BYTES,
     first_k,
@@ -72,6 +72,7 @@ from ._select import (
     kth_upper_bound,
     round_up,
     row_starts,
+    row_value_order,
     survivor_chunks,
     survivors,
 )
@@ -100,6 +101,13 @@ _SMALL_WORK = 1 << 31
 
 # the indexed rows are converted to the GEMM's form in slices of about this many bytes (float64)
 _BUILD_SLICE_BYTES = 1 << 22
+
+# indexed rows per tile when there are many (at least twice this many): blocks of up to
+# _STREAM_QUERIES queries are searched tile by tile (a GEMM of 512 x 8,192 x 129 runs at the
+# BLAS's full speed, one of 83 x 100,000 x 129 about 30 % slower: it packs every indexed row
+# for 83 products)
+_TILE_ROWS = 16384
+_STREAM_QUERIES = _MAX_BLOCK_ELEMENTS // _TILE_ROWS
 
 # symmetric leave-one-out: rows per block at least this many (a GEMM of smaller blocks runs
 # slower), and about this many blocks where the rows allow (the products of blocks I and J
@@ -327,8 +335,13 @@ class ExactIndex(BaseIndex):
         row_bytes = n * (itemsize + 1) + 16 * ref.n_features + 64
         if self._strategy == "sparse":
             row_bytes += n * (itemsize + 4)  # the sparse product before it is densified
+        # many indexed rows: blocks of many queries against tiles of the indexed rows (the
+        # GEMM of a few queries against all rows packs every row for a few products)
+        stream = self._strategy == "dense" and n >= 2 * _TILE_ROWS
+        if stream:
+            row_bytes = _TILE_ROWS * (itemsize + 1) + 16 * ref.n_features + 64
         rows = int(0.6 * per_thread) // row_bytes
-        rows = max(1, min(rows, max(1, _MAX_BLOCK_ELEMENTS // n)))
+        rows = max(1, min(rows, _STREAM_QUERIES if stream else max(1, _MAX_BLOCK_ELEMENTS // n)))
         if nq * n * (ref.n_features + 1) < _SMALL_WORK:
             n_threads = 1  # thread start-up would cost more than the work
         # the same number of equal blocks for every thread: with 4 blocks of 1,500 rows for
@@ -345,7 +358,7 @@ class ExactIndex(BaseIndex):
             # one proxy block and one mask per worker, reused: fresh large arrays would be
             # page-faulted in on every block (expensive, especially in a virtual machine)
             buffers: list[np.ndarray | None] = [
-                None if self._strategy == "pairwise" else np.empty((rows, n), dtype=self._dtype),
+                None if self._strategy == "pairwise" else np.empty((rows, _TILE_ROWS if stream else n), self._dtype),
                 None,  # the mask, made when a block needs it (many ties)
             ]
             # workers pull block starts one at a time (no queue of pending tasks to hold)
@@ -354,7 +367,8 @@ class ExactIndex(BaseIndex):
                     a = next(starts, None)
                 if a is None or stop.is_set():
                     return
-                self._search_block(Q, a, min(a + rows, nq), k, rest, dist, idx, buffers)
+                search = self._stream_block if stream else self._search_block
+                search(Q, a, min(a + rows, nq), k, rest, dist, idx, buffers)
                 progress.advance(min(a + rows, nq) - a)
 
         # the blocks done are told to the progress listener, if any (mlneighbors._progress)
@@ -471,6 +485,80 @@ class ExactIndex(BaseIndex):
         P, bounds = self._proxy(qb, None if buffers[0] is None else buffers[0][: b - a])
         self._select_block(qb, P, bounds, k, budget, dist[a:b], idx[a:b], buffers)
 
+    def _stream_block(
+        self,
+        Q: Matrix,
+        a: int,
+        b: int,
+        k: int,
+        budget: int,
+        dist: np.ndarray,
+        idx: np.ndarray,
+        buffers: list[np.ndarray | None],
+    ) -> None:
+        """Queries ``a:b`` against the indexed rows tile by tile (dense rows, many of them).
+
+        Each tile's proxy block gives an upper bound of the k-th proxy (its group minima); the
+        threshold of a query is the least of its tiles' so far, and a tile keeps its entries
+        below it.  The k entries under the least bound were kept by their tile, and every
+        entry under the final threshold by its own, so the candidates are those of the whole
+        row: selected and re-ranked as by :meth:`_select_block`.  Rows the re-ranking finds
+        short of candidates get their whole proxy row again (rare).  Where ties keep more
+        candidates than ``budget`` holds, the block is searched the plain way instead.
+        """
+        n = self._ref.n_samples
+        qb = self._ref.prepare(Q[a:b])
+        model = self._model
+        terms = model.terms(qb)
+        bounds = model.bounds(terms, qb, _FIRST_PASS_SLACK)
+        qa = self._query_rows(qb, terms)
+        dtype = self._dtype
+        thr = np.full(b - a, np.inf, dtype=dtype)
+        found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        kept = 0
+        for j0 in range(0, n, _TILE_ROWS):
+            j1 = min(j0 + _TILE_ROWS, n)
+            P = np.matmul(qa, self._Xa[j0:j1].T, out=buffers[0][: b - a, : j1 - j0])
+            mins = group_minima(P, k)
+            if mins.shape[1] >= k:  # this tile's bound: k of its entries are below it
+                ub = kth_upper_bound(P, k, mins)
+                np.minimum(thr, round_up(ub + bounds.slack(ub), dtype), out=thr)
+            part = group_survivors(P, k, mins, thr, limit=min(budget // SURVIVOR_BYTES, P.size // 8))
+            if part is None:
+                r, c = np.nonzero(P <= thr[:, None])
+                part = (r, c, P[r, c])
+            found.append((part[0], part[1] + j0, part[2]))
+            kept += len(part[0])
+            if kept * SURVIVOR_BYTES > budget:  # many ties: the plain way, in blocks that fit
+                step = max(1, min(b - a, _MAX_BLOCK_ELEMENTS // n, budget // (2 * n * (dtype.itemsize + 1))))
+                whole: list[np.ndarray | None] = [np.empty((step, n), dtype=dtype), None]
+                for a2 in range(a, b, step):
+                    self._search_block(Q, a2, min(a2 + step, b), k, budget, dist, idx, whole)
+                return
+        r, c, v = (np.concatenate(x) for x in zip(*found, strict=True))
+        keep = v <= thr[r]
+        r, c, v = r[keep], c[keep], v[keep]
+        order = np.argsort(r.astype(np.int64) * n + c)  # (row, column), then stably by value
+        r, c, v = r[order], c[order], v[order]
+        order = row_value_order(r, v)
+        r, c, v = r[order], c[order], v[order]
+        if bounds.from_proxy is not None:
+            pos = first_k(row_starts(r, b - a), k)
+            dist[a:b] = bounds.from_proxy(v[pos], r[pos])
+            idx[a:b] = c[pos]
+            return
+
+        def rescan(short: np.ndarray, thr2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            sub = np.matmul(qa[short], self._Xa.T) <= round_up(thr2, dtype)[:, None]
+            flat = np.flatnonzero(sub)
+            return short[flat // n], flat % n
+
+        covered = thr.astype(np.float64)
+        dist[a:b], idx[a:b] = rerank(
+            self._ref, qb, (r, c, v), k, bounds, rows=(0, b - a), covered=covered,
+            slack=bounds.slack(covered), rescan=rescan, budget=budget,
+        )
+
     def _select_block(
         self,
         qb: Matrix,
@@ -517,12 +605,23 @@ class ExactIndex(BaseIndex):
                 slack=slack[c0:c1], rescan=rescan, budget=budget,
             )
 
+    def _query_rows(self, qb: Matrix, terms: QueryTerms) -> np.ndarray:
+        """The prepared queries as the GEMM of the dense strategy takes them: the columns of
+        ``_Xa`` (``_support``), scaled by the query factor, and the extra column (euclidean)."""
+        model = self._model
+        cols = getattr(self, "_cols", None)  # (indexes saved before it have every column)
+        width = self._Xa.shape[1] - model.extra
+        part = qb if cols is None else qb[:, cols]
+        qa = np.empty((qb.shape[0], width + model.extra), dtype=self._dtype)
+        qa[:, :width] = (part.toarray() if sp.issparse(part) else part) * model.query_factor(terms)
+        if model.extra:
+            qa[:, width] = terms.w
+        return qa
+
     def _proxy(self, qb: Matrix, out: np.ndarray | None) -> tuple[np.ndarray, Bounds]:
         """Proxy block ``P`` (b, n), written into ``out`` where the path allows, and the
         rounding-error bounds that go with it."""
-        dtype = self._dtype
         d = self._ref.n_features
-        b = qb.shape[0]
         if self._strategy == "pairwise":
             from sklearn.metrics import pairwise_distances
 
@@ -536,18 +635,10 @@ class ExactIndex(BaseIndex):
 
         model = self._model
         terms = model.terms(qb)
-        factor = model.query_factor(terms)
         if self._strategy == "sparse":
-            ((qb * factor).astype(dtype) @ self._XT).toarray(out=out)
+            ((qb * model.query_factor(terms)).astype(self._dtype) @ self._XT).toarray(out=out)
             if model.extra:
-                out += (self._xn * terms.w).astype(dtype) if terms.w != 1.0 else self._xn
+                out += (self._xn * terms.w).astype(self._dtype) if terms.w != 1.0 else self._xn
         else:
-            cols = getattr(self, "_cols", None)  # (indexes saved before it have every column)
-            width = self._Xa.shape[1] - model.extra
-            part = qb if cols is None else qb[:, cols]
-            qa = np.empty((b, width + model.extra), dtype=dtype)
-            qa[:, :width] = (part.toarray() if sp.issparse(part) else part) * factor
-            if model.extra:
-                qa[:, width] = terms.w
-            np.matmul(qa, self._Xa.T, out=out)
+            np.matmul(self._query_rows(qb, terms), self._Xa.T, out=out)
         return out, model.bounds(terms, qb, _FIRST_PASS_SLACK)
