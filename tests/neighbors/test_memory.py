@@ -56,3 +56,13 @@ def test_symmetric_leave_one_out_stays_within_budget(rng, metric):
     # the whole float32 product matrix would be 3000 x 3000 x 4 bytes = 34 MiB
     assert peak <= 32 * MiB + 3 * (dist.nbytes + idx.nbytes)
     assert ExactIndex(metric=metric, working_memory=8).build(X)._loo_query(X, None, 2) is None
+
+
+def test_tiled_query_stays_within_budget(rng):
+    # 40,000 indexed rows: the search runs in tiles of the indexed rows
+    X = rng.standard_normal((40000, 4))
+    Q = np.vstack([X[:300], rng.standard_normal((300, 4))])
+    index = ExactIndex(working_memory=2, n_jobs=2).build(X)
+    (dist, idx), peak = traced_peak(lambda: index.query(Q, 5))
+    assert peak <= 2 * MiB + dist.nbytes + idx.nbytes + 64 * 1024
+    np.testing.assert_array_equal(idx[:300, 0], np.arange(300))

@@ -72,7 +72,7 @@ from ._select import (
     kth_upper_bound,
     round_up,
     row_starts,
-    row_value_order,
+    sort_entries,
     survivor_chunks,
     survivors,
 )
@@ -139,6 +139,16 @@ def _blas_single_thread() -> Any:
         if _controller is None:
             _controller = ThreadpoolController()  # scanning the loaded libraries is slow: once
     return _controller.limit(limits=1, user_api="blas")
+
+
+def exact_first_k(
+    cand: tuple[np.ndarray, np.ndarray, np.ndarray], k: int, bounds: Bounds, c0: int, c1: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The first k of the candidates of query rows ``c0:c1`` (sorted by row, proxy, column)
+    where the proxy is exact (``bounds.from_proxy``): the (value, column) order is the answer."""
+    r, c, v = cand
+    pos = first_k(row_starts(r, c1 - c0), k)
+    return bounds.from_proxy(v[pos], c0 + r[pos]), c[pos]
 
 
 class ExactIndex(BaseIndex):
@@ -367,8 +377,7 @@ class ExactIndex(BaseIndex):
                     a = next(starts, None)
                 if a is None or stop.is_set():
                     return
-                search = self._stream_block if stream else self._search_block
-                search(Q, a, min(a + rows, nq), k, rest, dist, idx, buffers)
+                self._search_block(Q, a, min(a + rows, nq), k, rest, dist, idx, buffers)
                 progress.advance(min(a + rows, nq) - a)
 
         # the blocks done are told to the progress listener, if any (mlneighbors._progress)
@@ -482,43 +491,45 @@ class ExactIndex(BaseIndex):
     ) -> None:
         # queries are converted (X's format, cosine normalisation) block by block: bounded memory
         qb = self._ref.prepare(Q[a:b])
+        n = self._ref.n_samples
+        if buffers[0] is not None and buffers[0].shape[1] < n:  # a tile of the indexed rows
+            if self._search_tiles(qb, k, budget, dist[a:b], idx[a:b], buffers[0]):
+                return
+            # ties kept more candidates than the budget holds: whole proxy rows, in blocks that fit
+            step = max(1, min(b - a, _MAX_BLOCK_ELEMENTS // n, budget // (2 * n * (self._dtype.itemsize + 1))))
+            whole: list[np.ndarray | None] = [np.empty((step, n), dtype=self._dtype), None]
+            for a2 in range(a, b, step):
+                self._search_block(Q, a2, min(a2 + step, b), k, budget, dist, idx, whole)
+            return
         P, bounds = self._proxy(qb, None if buffers[0] is None else buffers[0][: b - a])
         self._select_block(qb, P, bounds, k, budget, dist[a:b], idx[a:b], buffers)
 
-    def _stream_block(
-        self,
-        Q: Matrix,
-        a: int,
-        b: int,
-        k: int,
-        budget: int,
-        dist: np.ndarray,
-        idx: np.ndarray,
-        buffers: list[np.ndarray | None],
-    ) -> None:
-        """Queries ``a:b`` against the indexed rows tile by tile (dense rows, many of them).
+    def _search_tiles(
+        self, qb: Matrix, k: int, budget: int, dist: np.ndarray, idx: np.ndarray, tile: np.ndarray
+    ) -> bool:
+        """The prepared queries ``qb`` against the indexed rows tile by tile (many dense rows),
+        into ``dist`` and ``idx``; False, with nothing written, when ties keep more candidates
+        than ``budget`` holds.
 
         Each tile's proxy block gives an upper bound of the k-th proxy (its group minima); the
         threshold of a query is the least of its tiles' so far, and a tile keeps its entries
         below it.  The k entries under the least bound were kept by their tile, and every
         entry under the final threshold by its own, so the candidates are those of the whole
-        row: selected and re-ranked as by :meth:`_select_block`.  Rows the re-ranking finds
-        short of candidates get their whole proxy row again (rare).  Where ties keep more
-        candidates than ``budget`` holds, the block is searched the plain way instead.
+        row: ranked as by :meth:`_select_block`.  Rows the re-ranking finds short of
+        candidates get their whole proxy row again (rare).
         """
         n = self._ref.n_samples
-        qb = self._ref.prepare(Q[a:b])
         model = self._model
         terms = model.terms(qb)
         bounds = model.bounds(terms, qb, _FIRST_PASS_SLACK)
         qa = self._query_rows(qb, terms)
         dtype = self._dtype
-        thr = np.full(b - a, np.inf, dtype=dtype)
+        thr = np.full(qb.shape[0], np.inf, dtype=dtype)
         found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         kept = 0
-        for j0 in range(0, n, _TILE_ROWS):
-            j1 = min(j0 + _TILE_ROWS, n)
-            P = np.matmul(qa, self._Xa[j0:j1].T, out=buffers[0][: b - a, : j1 - j0])
+        for j0 in range(0, n, tile.shape[1]):
+            j1 = min(j0 + tile.shape[1], n)
+            P = np.matmul(qa, self._Xa[j0:j1].T, out=tile[: qb.shape[0], : j1 - j0])
             mins = group_minima(P, k)
             if mins.shape[1] >= k:  # this tile's bound: k of its entries are below it
                 ub = kth_upper_bound(P, k, mins)
@@ -529,24 +540,11 @@ class ExactIndex(BaseIndex):
                 part = (r, c, P[r, c])
             found.append((part[0], part[1] + j0, part[2]))
             kept += len(part[0])
-            if kept * SURVIVOR_BYTES > budget:  # many ties: the plain way, in blocks that fit
-                step = max(1, min(b - a, _MAX_BLOCK_ELEMENTS // n, budget // (2 * n * (dtype.itemsize + 1))))
-                whole: list[np.ndarray | None] = [np.empty((step, n), dtype=dtype), None]
-                for a2 in range(a, b, step):
-                    self._search_block(Q, a2, min(a2 + step, b), k, budget, dist, idx, whole)
-                return
+            if kept * SURVIVOR_BYTES > budget:
+                return False
         r, c, v = (np.concatenate(x) for x in zip(*found, strict=True))
         keep = v <= thr[r]
-        r, c, v = r[keep], c[keep], v[keep]
-        order = np.argsort(r.astype(np.int64) * n + c)  # (row, column), then stably by value
-        r, c, v = r[order], c[order], v[order]
-        order = row_value_order(r, v)
-        r, c, v = r[order], c[order], v[order]
-        if bounds.from_proxy is not None:
-            pos = first_k(row_starts(r, b - a), k)
-            dist[a:b] = bounds.from_proxy(v[pos], r[pos])
-            idx[a:b] = c[pos]
-            return
+        cand = sort_entries(r[keep], c[keep], v[keep], n)
 
         def rescan(short: np.ndarray, thr2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             sub = np.matmul(qa[short], self._Xa.T) <= round_up(thr2, dtype)[:, None]
@@ -554,10 +552,10 @@ class ExactIndex(BaseIndex):
             return short[flat // n], flat % n
 
         covered = thr.astype(np.float64)
-        dist[a:b], idx[a:b] = rerank(
-            self._ref, qb, (r, c, v), k, bounds, rows=(0, b - a), covered=covered,
-            slack=bounds.slack(covered), rescan=rescan, budget=budget,
-        )
+        dist[:], idx[:] = (exact_first_k(cand, k, bounds, 0, qb.shape[0]) if bounds.from_proxy is not None else
+                           rerank(self._ref, qb, cand, k, bounds, rows=(0, qb.shape[0]), covered=covered,
+                                  slack=bounds.slack(covered), rescan=rescan, budget=budget))
+        return True
 
     def _select_block(
         self,
@@ -587,12 +585,9 @@ class ExactIndex(BaseIndex):
                 buffers[1] = np.empty(P.shape, dtype=bool)
             mask = np.less_equal(P, thr[:, None], out=buffers[1][: P.shape[0]])
             chunks = (((c0, c1), survivors(mask[c0:c1], P[c0:c1])) for c0, c1 in survivor_chunks(mask, budget))
-        for (c0, c1), (r, c, v) in chunks:
+        for (c0, c1), cand in chunks:
             if bounds.from_proxy is not None:
-                # exact proxy: (value, column) order is the answer
-                pos = first_k(row_starts(r, c1 - c0), k)
-                dist[c0:c1] = bounds.from_proxy(v[pos], c0 + r[pos])
-                idx[c0:c1] = c[pos]
+                dist[c0:c1], idx[c0:c1] = exact_first_k(cand, k, bounds, c0, c1)
                 continue
 
             def rescan(short: np.ndarray, thr2: np.ndarray, c0: int = c0) -> tuple[np.ndarray, np.ndarray]:
@@ -600,10 +595,9 @@ class ExactIndex(BaseIndex):
                 flat = np.flatnonzero(sub)
                 return short[flat // n], flat % n
 
-            dist[c0:c1], idx[c0:c1] = rerank(
-                self._ref, qb, (r, c, v), k, bounds, rows=(c0, c1), covered=thr[c0:c1].astype(np.float64),
-                slack=slack[c0:c1], rescan=rescan, budget=budget,
-            )
+            dist[c0:c1], idx[c0:c1] = rerank(self._ref, qb, cand, k, bounds, rows=(c0, c1),
+                                             covered=thr[c0:c1].astype(np.float64), slack=slack[c0:c1],
+                                             rescan=rescan, budget=budget)
 
     def _query_rows(self, qb: Matrix, terms: QueryTerms) -> np.ndarray:
         """The prepared queries as the GEMM of the dense strategy takes them: the columns of

@@ -89,6 +89,13 @@ def group_survivors(
         rows = np.concatenate([rows, tr])
         cols = np.concatenate([cols, tc + width * g])
         vals = np.concatenate([vals, P[tr, tc + width * g]])
+    return sort_entries(rows, cols, vals, n)
+
+
+def sort_entries(
+    rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Entries (row, column < n, value) in any order, sorted by (row, value, column)."""
     # (row, column) order first, so that the stable sort by (row, value) keeps ties in column order
     by_entry = np.argsort(rows.astype(np.int64) * n + cols)
     rows, cols, vals = rows[by_entry], cols[by_entry], vals[by_entry]
