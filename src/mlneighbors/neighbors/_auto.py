@@ -62,6 +62,8 @@ _NS_EXACT_ENTRY: float | None = None
 FITTED_EXACT_COSTS = (0.01727, 1.32)
 #: the shape of the measurement: one block of the engine (queries x indexed rows x features)
 _PROBE_BLOCK = (1024, 8192, 128)
+#: part of the cache's key: a new engine (2: the selection by group minima) measures afresh
+_PROBE_VERSION = 2
 _exact_costs: tuple[float, float] | None = None
 # cost models of an approximate fit with the backend's default build parameters (build,
 # recall calibration, leave-one-out search of every row at recall 0.95): seconds =
@@ -195,7 +197,7 @@ def _machine_key() -> str:
         blas = f"{info.get('name', '')} {info.get('version', '')}"
     except AttributeError:  # numpy < 1.26 has no CONFIG
         pass
-    return f"{cpu} | {os.cpu_count()} cpus | numpy {np.__version__} | {blas}"
+    return f"{cpu} | {os.cpu_count()} cpus | numpy {np.__version__} | {blas} | probe {_PROBE_VERSION}"
 
 
 def _cached_costs() -> tuple[float, float]:
