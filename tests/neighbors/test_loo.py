@@ -160,6 +160,7 @@ def test_symmetric_loo_declines_what_it_cannot_do(rng, monkeypatch):
     index = ExactIndex().build(X)
     assert index._loo_query(X, None, 3) is not None
     assert index._loo_query(X, np.arange(5), 3) is None  # a subset of the rows: the plain search
+    assert index._loo_query(np.rint(X).astype(np.int64), None, 3) is None  # not validated: the plain search
     assert ExactIndex(working_memory=0.05).build(X)._loo_query(X, None, 3) is None  # products do not fit
     assert ExactIndex(metric="manhattan").build(X)._loo_query(X, None, 3) is None
     assert ExactIndex().build(X[:32])._loo_query(X[:32], None, 3) is None  # fewer than 3 blocks

@@ -60,7 +60,7 @@ import scipy.sparse as sp
 
 from .._config import CACHE_BYTES, working_memory_bytes
 from .._progress import task
-from ._base import BaseIndex, check_positive_int, resolve_n_jobs
+from ._base import FLOAT_DTYPES, BaseIndex, check_positive_int, resolve_n_jobs
 from ._capabilities import Capabilities
 from ._distance import Matrix, Reference
 from ._proxy import Bounds, ProxyModel, QueryTerms, U, is_integral, rerank
@@ -411,12 +411,16 @@ class ExactIndex(BaseIndex):
         re-ranked as a block of queries is.  The answer is the engine's own (the first m by
         reference distance and row), whatever the proxy's rounding.
 
-        None (the plain search answers) for a subset of rows, other strategies than dense
-        rows, fewer than 3 blocks, or when the kept products (at most about n^2 / 4 values)
-        would not fit in the working memory beside the block and its selection.
+        None (the plain search answers) for a subset of rows, rows not as validation leaves
+        them, other strategies than dense rows, fewer than 3 blocks, or when the kept products
+        (at most about n^2 / 4 values) would not fit in the working memory beside the block
+        and its selection.
         """
         n, d = self._ref.n_samples, self._ref.n_features
-        if rows is not None or self._strategy != "dense" or X.shape != (n, d):
+        # rows as validation leaves them (anything else: the plain search validates it)
+        canonical = (isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype in FLOAT_DTYPES) or (
+            isinstance(X, sp.csr_matrix) and X.dtype == np.float64)
+        if rows is not None or self._strategy != "dense" or not canonical or X.shape != (n, d):
             return None
         itemsize = self._dtype.itemsize
         n_threads = self._n_threads if n * n * (d + 1) >= _SMALL_WORK else 1
@@ -547,9 +551,14 @@ class ExactIndex(BaseIndex):
         cand = sort_entries(r[keep], c[keep], v[keep], n)
 
         def rescan(short: np.ndarray, thr2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            sub = np.matmul(qa[short], self._Xa.T) <= round_up(thr2, dtype)[:, None]
-            flat = np.flatnonzero(sub)
-            return short[flat // n], flat % n
+            # whole proxy rows again, as many at once as the budget holds
+            step = max(1, budget // (n * (dtype.itemsize + 1)))
+            found = []
+            for s0 in range(0, len(short), step):
+                limit = round_up(thr2[s0 : s0 + step], dtype)[:, None]
+                flat = np.flatnonzero(np.matmul(qa[short[s0 : s0 + step]], self._Xa.T) <= limit)
+                found.append((short[s0 + flat // n], flat % n))
+            return tuple(np.concatenate(x) for x in zip(*found, strict=True))
 
         covered = thr.astype(np.float64)
         dist[:], idx[:] = (exact_first_k(cand, k, bounds, 0, qb.shape[0]) if bounds.from_proxy is not None else
