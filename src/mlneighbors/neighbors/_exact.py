@@ -92,12 +92,15 @@ _NS_SPARSE_OUT = 2.0
 # k-th proxy; the rigorous second threshold (from float64 distances) then rarely needs more
 _FIRST_PASS_SLACK = 4.0
 
-# below this many multiply-adds a search runs in the calling thread, the GEMM on the BLAS's
-# own threads: the selection of a few thousand rows gains less from the workers than their
-# hand-offs cost (measured with ML-kNN fit + predict after an idle moment, as a user runs it:
-# scene 29 ms with the workers, 24 ms without; enron 33 and 23; yahoo-science, 8.3 x 10^9
-# multiply-adds, 141 ms with the workers and 176 ms without)
+# below this much work a search runs in the calling thread, the GEMM on the BLAS's own
+# threads: the selection of a few thousand rows gains less from the workers than their hand-offs
+# cost.  Work: (query, row) entries times (d + 1 + _ENTRY_WORK), the GEMM's multiply-adds and the
+# selection of an entry counted as _ENTRY_WORK of them.  Measured with a search (or ML-kNN fit +
+# predict) after an idle moment, as a user runs it: scene 29 ms with the workers, 24 ms without;
+# enron 33 and 23; 3,000 x 64 leave-one-out 44 and 39; yahoo-science (11 x 10^6 entries of 744
+# multiply-adds) 141 and 176; 8,000 x 16 (64 x 10^6 entries) 125 and 190; 4,000 x 8 45 and 50
 _SMALL_WORK = 1 << 31
+_ENTRY_WORK = 600
 
 # the indexed rows are converted to the GEMM's form in slices of about this many bytes (float64)
 _BUILD_SLICE_BYTES = 1 << 22
@@ -352,8 +355,8 @@ class ExactIndex(BaseIndex):
             row_bytes = _TILE_ROWS * (itemsize + 1) + 16 * ref.n_features + 64
         rows = int(0.6 * per_thread) // row_bytes
         rows = max(1, min(rows, _STREAM_QUERIES if stream else max(1, _MAX_BLOCK_ELEMENTS // n)))
-        if nq * n * (ref.n_features + 1) < _SMALL_WORK:
-            n_threads = 1  # thread start-up would cost more than the work
+        if nq * n * (ref.n_features + 1 + _ENTRY_WORK) < _SMALL_WORK:
+            n_threads = 1  # the workers' hand-offs would cost more than they gain
         # the same number of equal blocks for every thread: with 4 blocks of 1,500 rows for
         # 4,880 queries on 2 threads, one thread would do 3,000 rows while the other waits
         n_blocks = -(-max(nq, 1) // rows)
@@ -423,7 +426,7 @@ class ExactIndex(BaseIndex):
         if rows is not None or self._strategy != "dense" or not canonical or X.shape != (n, d):
             return None
         itemsize = self._dtype.itemsize
-        n_threads = self._n_threads if n * n * (d + 1) >= _SMALL_WORK else 1
+        n_threads = self._n_threads if n * n * (d + 1 + _ENTRY_WORK) >= _SMALL_WORK else 1
         size = max(1, min(_MAX_BLOCK_ELEMENTS // n, max(_LOO_MIN_BLOCK, -(-n // _LOO_BLOCKS))))
         size = -(-n // -(-n // size))  # blocks of equal size
         blocks = list(range(0, n, size))
