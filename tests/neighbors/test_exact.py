@@ -198,8 +198,8 @@ def test_heterogeneous_norms_and_the_second_pass(rng, monkeypatch):
 @pytest.mark.parametrize("levels", [3, None])
 def test_group_survivors_equal_the_mask(rng, n, levels):
     # the selection through the group minima against the plain mask of the block: the same
-    # entries in the same (row, value, column) order, ties and the columns past the groups included
-    from mlneighbors.neighbors._select import group_minima, group_survivors, kth_upper_bound, survivors
+    # entries, put in the same (row, value, column) order, ties and the columns past the groups included
+    from mlneighbors.neighbors._select import group_minima, group_survivors, kth_upper_bound, sort_entries, survivors
 
     P = rng.standard_normal((23, n)).astype(np.float32)
     if levels:
@@ -208,7 +208,7 @@ def test_group_survivors_equal_the_mask(rng, n, levels):
     for k in (1, 5):
         mins = group_minima(P, k)
         thr = kth_upper_bound(P, k, mins).astype(np.float32) + np.float32(0.1)
-        got = group_survivors(P, k, mins, thr, limit=P.size * 40)
+        got = sort_entries(*group_survivors(P, k, mins, thr, limit=P.size * 40), n)
         want = survivors(P <= thr[:, None], P)
         for a, b in zip(got, want, strict=True):
             np.testing.assert_array_equal(a, b)
@@ -292,3 +292,22 @@ def test_tiled_search_second_pass_and_many_ties(rng, small_tiles, monkeypatch):
     ref = twin_kneighbors(X, Q, 7)
     np.testing.assert_array_equal(got[1], ref[1])
     np.testing.assert_array_equal(got[0], ref[0])
+
+
+def test_sort_keys_equal_lexsort(rng):
+    # the 64-bit key sort and the quicksort + radix + tie-run fix against numpy's lexsort, their
+    # slow twin: ties, -0.0 and 0.0, negative values, rows out of order and beyond 2**16
+    from mlneighbors.neighbors._select import row_distance_order, row_value_order
+
+    for trial in range(200):
+        m = int(rng.integers(0, 300))
+        rows = np.sort(rng.integers(0, [40, 70000][trial % 2], m))
+        if trial % 3 == 0:
+            rows = rng.permutation(rows)
+        pool = np.array([-0.0, 0.0, 1.5, -1.5, 3e38, -3e38, 1e-45, -1e-45, 2.0], dtype=np.float32)
+        vals = rng.choice(pool, m) if trial % 2 else rng.standard_normal(m).astype(np.float32)
+        np.testing.assert_array_equal(row_value_order(rows, vals), np.lexsort((vals, rows)))
+        np.testing.assert_array_equal(row_value_order(rows, vals.astype(np.float64)), np.lexsort((vals, rows)))
+        dist = rng.choice([0.0, 1.0, 2.0], m) if trial % 2 else np.abs(rng.standard_normal(m))
+        cols = rng.permutation(m) if trial % 4 else rng.choice(10**6, m, replace=False)  # (row, column) unique
+        np.testing.assert_array_equal(row_distance_order(rows, dist, cols), np.lexsort((cols, dist, rows)))

@@ -591,7 +591,7 @@ class ExactIndex(BaseIndex):
         # comparison of the block (short rows, or many ties)
         found = group_survivors(P, k, mins, thr, limit=min(budget // SURVIVOR_BYTES, P.size // 8))
         if found is not None:
-            chunks = [((0, P.shape[0]), found)]
+            chunks = [((0, P.shape[0]), sort_entries(*found, n))]
         else:  # a large part of the rows tie: one mask, its survivors in chunks of rows
             if buffers[1] is None or buffers[1].shape[0] < P.shape[0] or buffers[1].shape[1] != n:
                 buffers[1] = np.empty(P.shape, dtype=bool)

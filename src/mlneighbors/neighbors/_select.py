@@ -67,11 +67,12 @@ def kth_upper_bound(P: np.ndarray, k: int, mins: np.ndarray | None = None) -> np
 def group_survivors(
     P: np.ndarray, k: int, mins: np.ndarray, thr: np.ndarray, limit: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """Row, column and value of the entries ``P <= thr`` (per row), sorted by (row, value,
-    column), found through the group minima: only the groups whose minimum is ``<= thr``
-    are read again, so the block is passed over once (by :func:`group_minima`) instead of
-    by a comparison and a ``flatnonzero``.  None when more than ``limit`` entries would be
-    gathered (ties of a large part of the row: the caller takes the mask path).
+    """Row, column and value of the entries ``P <= thr`` (per row), in no particular order
+    (:func:`sort_entries` orders them), found through the group minima: only the groups whose
+    minimum is ``<= thr`` are read again, so the block is passed over once (by
+    :func:`group_minima`) instead of by a comparison and a ``flatnonzero``.  None when more
+    than ``limit`` entries would be gathered (ties of a large part of the row: the caller
+    takes the mask path).
     """
     b, n = P.shape
     g = _groups(n, k)
@@ -89,7 +90,7 @@ def group_survivors(
         rows = np.concatenate([rows, tr])
         cols = np.concatenate([cols, tc + width * g])
         vals = np.concatenate([vals, P[tr, tc + width * g]])
-    return sort_entries(rows, cols, vals, n)
+    return rows, cols, vals
 
 
 def sort_entries(
