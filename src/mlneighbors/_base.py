@@ -50,7 +50,7 @@ from ._persist import VersionedState
 from ._targets import in_fit_order, target_classes
 from .exceptions import LabelWarning, NeighborsWarning
 from .neighbors import check_result, check_scale, loo_kneighbors
-from .neighbors._base import FLOAT_DTYPES, float_rows, search
+from .neighbors._base import FLOAT_DTYPES, answers_sets, check_rows, float_rows, search
 
 __all__ = ["CountTableModel", "KNeighborsMultilabelBase", "unseen_labels_message"]
 
@@ -216,6 +216,28 @@ class KNeighborsMultilabelBase(IndexLifecycle, VersionedState, MultiOutputMixin,
         dist, idx = search(index, X, k, validated=True)
         return check_result(dist, idx, X.shape[0], k, self._fit_X.shape[0], self.backend)
 
+    def _neighbour_sets(self, X: Any, k: int) -> np.ndarray:
+        """The rows (n, k) of every validated query's k nearest (None: leave-one-out), for a
+        rule that counts them: the order within a row is left open, and the exact engine
+        skips the distances its error bounds prove unneeded (the same sets as :meth:`_query`)."""
+        index = self._get_index()
+        if not answers_sets(index):  # another backend's answer is checked whole (distances too)
+            return self._query(X, k)[1]
+        if X is None:
+            return loo_kneighbors(index, self._fit_X, k, validated=True, order=False)
+        idx = search(index, X, k, validated=True, order=False)
+        return check_rows(idx, X.shape[0], k, self._fit_X.shape[0], self.backend)
+
+    def _neighbours_for_rule(self, X: Any, k: int) -> np.ndarray:
+        """The neighbour rows that ``_score_block`` is given: only their sets where the
+        model's rule counts them (``_counts_only``), else in order."""
+        return self._neighbour_sets(X, k) if self._counts_only() else self._query(X, k)[1]
+
+    def _counts_only(self) -> bool:
+        """Whether the model's predictions depend on each query's neighbours only through
+        their label counts (not their order or distances)."""
+        return False
+
     def kneighbors(self, X: Any = None, n_neighbors: int | None = None, return_distance: bool = True) -> Any:
         """The neighbours the model uses, as scikit-learn's ``kneighbors``.
 
@@ -246,7 +268,7 @@ class KNeighborsMultilabelBase(IndexLifecycle, VersionedState, MultiOutputMixin,
         Returns ``(neighbors, C)``: ``neighbors`` (n, k) row numbers, ``C`` (n, L) int32,
         CSR when the labels are sparse.
         """
-        _, neighbors = self._query(None, self.n_neighbors_)
+        neighbors = self._neighbour_sets(None, self.n_neighbors_)
         return neighbors, count_matrix(neighbors, self._Y)
 
     def _dense_labels(self, what: str, cells: int, itemsize: int = 8) -> np.ndarray:
@@ -265,7 +287,7 @@ class KNeighborsMultilabelBase(IndexLifecycle, VersionedState, MultiOutputMixin,
     def _scores_and_decisions(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         X = self._validate_queries(X)
         k = self.n_neighbors_
-        _, neighbors = self._query(X, k)
+        neighbors = self._neighbours_for_rule(X, k)
         n = X.shape[0]
         scores = np.empty((n, self.n_labels_), dtype=np.float64)
         decisions = np.empty((n, self.n_labels_), dtype=bool)
@@ -384,6 +406,10 @@ class CountTableModel(KNeighborsMultilabelBase):
         """Decisions of rules over a whole row; the tables' decisions by default."""
         return decisions
 
+    def _counts_only(self) -> bool:
+        # the tables look up counts; a rule over a whole row may read the neighbours' order
+        return type(self)._row_rule is CountTableModel._row_rule
+
     def _score_block(self, neighbors: np.ndarray, X: Any) -> tuple[np.ndarray, np.ndarray]:
         C = count_matrix(neighbors, self._Y)
         scores, decisions = table_lookup(self._score_table, self._decision_table, C, self._groups(X))
@@ -393,7 +419,7 @@ class CountTableModel(KNeighborsMultilabelBase):
         """Validated queries in blocks sized for their sparse counts: (rows, neighbours, C)."""
         X = self._validate_queries(X)
         k = self.n_neighbors_
-        _, neighbors = self._query(X, k)
+        neighbors = self._neighbours_for_rule(X, k)
         n = X.shape[0]
         per_label = float(np.asarray(self._Y.sum()).item()) / max(1, self._Y.shape[0])
         row_cells = k * (per_label + 1) + k_extra

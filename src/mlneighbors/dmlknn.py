@@ -129,6 +129,9 @@ class DMLkNN(KNeighborsMultilabelBase):
         self._positive = Y.astype(bool)
         self._tables = count_tables(C, Y, k)
 
+    def _counts_only(self) -> bool:
+        return True  # the votes compare count vectors
+
     def _score_block(self, neighbors: np.ndarray, X: Any) -> tuple[np.ndarray, np.ndarray]:
         Cx = count_matrix(neighbors, self._Y)
         Cx = Cx.toarray() if hasattr(Cx, "toarray") else Cx

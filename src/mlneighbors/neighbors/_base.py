@@ -136,11 +136,30 @@ def check_result(
     mlneighbors.exceptions.BackendError: backend mine returned row number -1, outside the 3 indexed rows ...
     """
     label = backend if isinstance(backend, str) else type(backend).__name__
-    dist, idx = np.asarray(dist), np.asarray(idx)
-    if dist.shape != (n_queries, k) or idx.shape != (n_queries, k):
+    dist = np.asarray(dist)
+    if dist.shape != (n_queries, k) or np.shape(idx) != (n_queries, k):
         raise BackendError(
-            f"backend {label} returned distances of shape {dist.shape} and row numbers of shape {idx.shape} "
+            f"backend {label} returned distances of shape {dist.shape} and row numbers of shape {np.shape(idx)} "
             f"for {n_queries} queries and k={k}; expected {(n_queries, k)} for both"
+        )
+    idx = check_rows(idx, n_queries, k, n_indexed, backend)
+    dist = dist.astype(np.float64, copy=False)
+    if not np.isfinite(dist).all():
+        raise BackendError(f"backend {label} returned non-finite distances (NaN or infinity)")
+    if k > 1 and (dist[:, 1:] < dist[:, :-1]).any():
+        raise BackendError(f"backend {label} returned distances that are not in ascending order")
+    return dist, idx
+
+
+def check_rows(idx: Any, n_queries: int, k: int, n_indexed: int, backend: Any) -> np.ndarray:
+    """The row numbers of a search result checked as :func:`check_result` checks them
+    (shape, integers in ``0 .. n_indexed - 1``), as intp: for a caller that uses no distance."""
+    label = backend if isinstance(backend, str) else type(backend).__name__
+    idx = np.asarray(idx)
+    if idx.shape != (n_queries, k):
+        raise BackendError(
+            f"backend {label} returned row numbers of shape {idx.shape} for {n_queries} queries and k={k}; "
+            f"expected {(n_queries, k)}"
         )
     if idx.dtype.kind not in "iu":
         raise BackendError(f"backend {label} returned row numbers of dtype {idx.dtype}; expected integers")
@@ -150,19 +169,29 @@ def check_result(
             f"backend {label} returned row number {bad}, outside the {n_indexed} indexed rows "
             "(-1 padding or a wrong offset); the protocol allows 0 .. n - 1 only"
         )
-    dist = dist.astype(np.float64, copy=False)
-    if not np.isfinite(dist).all():
-        raise BackendError(f"backend {label} returned non-finite distances (NaN or infinity)")
-    if k > 1 and (dist[:, 1:] < dist[:, :-1]).any():
-        raise BackendError(f"backend {label} returned distances that are not in ascending order")
-    return dist, idx.astype(np.intp, copy=False)
+    return idx.astype(np.intp, copy=False)
 
 
-def search(index: Any, Q: Any, k: int, *, validated: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def search(index: Any, Q: Any, k: int, *, validated: bool = False, order: bool = True) -> Any:
     """``index.query(Q, k)``; with ``validated`` (rows the caller has validated: float64,
     finite, scale checked, as the estimators' are), the package's own indexes skip
     validating the rows a second time (a pass over the rows, a few percent of a small
-    search)."""
+    search).
+
+    ``order=False``: the caller needs only the set of each query's k neighbours (label
+    counts): the row numbers alone are returned (unchecked: :func:`check_rows`), in an order
+    within a row that is left open; an index that answers sets (the exact engine) then skips
+    the reference distances that its error bounds prove unneeded."""
+    found = _search(index, Q, k, validated, sets=not order)
+    return found if order else found[1]
+
+
+def answers_sets(index: Any) -> bool:
+    """Whether ``index`` answers a search for neighbour sets only (``_query(..., sets=True)``)."""
+    return bool(getattr(type(index), "_answers_sets", False))
+
+
+def _search(index: Any, Q: Any, k: int, validated: bool, sets: bool) -> tuple[np.ndarray, np.ndarray]:
     plain = isinstance(index, BaseIndex) and type(index).query is BaseIndex.query
     floats = FLOAT_DTYPES if plain and index._keeps_float32() else (np.float64,)
     canonical = (isinstance(Q, np.ndarray) and Q.dtype in floats and Q.ndim == 2) or (
@@ -175,7 +204,7 @@ def search(index: Any, Q: Any, k: int, *, validated: bool = False) -> tuple[np.n
         raise ValueError(
             f"Q has {Q.shape[1]} features, but the index was built on X with {index.n_features_in_} features"
         )
-    return index._query(Q, k)
+    return index._query(Q, k, sets=True) if sets and answers_sets(index) else index._query(Q, k)
 
 
 def is_dask_array(X: Any) -> bool:

@@ -224,6 +224,8 @@ class ExactIndex(BaseIndex):
     """
 
     name: ClassVar[str] = "exact"
+    #: ``_query`` and ``_loo_query`` take ``sets=True`` (``search(..., order=False)``)
+    _answers_sets: ClassVar[bool] = True
 
     def _keeps_float32(self) -> bool:
         # euclidean and cosine: the float32 GEMM of the proxy is made from the rows as given
@@ -335,7 +337,10 @@ class ExactIndex(BaseIndex):
         return "sparse" if t_sparse < t_dense else "dense"
 
     # ------------------------------------------------------------------ query
-    def _query(self, Q: Matrix, k: int) -> tuple[np.ndarray, np.ndarray]:
+    def _query(self, Q: Matrix, k: int, sets: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """The k nearest rows of validated queries ``Q``; ``sets``: only each query's set of
+        them is needed (``rerank``: rows certain from the proxy alone come in proxy order,
+        with NaN distances)."""
         ref = self._ref
         nq = Q.shape[0]
         n = ref.n_samples
@@ -380,7 +385,7 @@ class ExactIndex(BaseIndex):
                     a = next(starts, None)
                 if a is None or stop.is_set():
                     return
-                self._search_block(Q, a, min(a + rows, nq), k, rest, dist, idx, buffers)
+                self._search_block(Q, a, min(a + rows, nq), k, rest, dist, idx, buffers, sets)
                 progress.advance(min(a + rows, nq) - a)
 
         # the blocks done are told to the progress listener, if any (mlneighbors._progress)
@@ -400,7 +405,9 @@ class ExactIndex(BaseIndex):
         return dist, idx
 
     # ------------------------------------------------------------------ leave-one-out
-    def _loo_query(self, X: Matrix, rows: np.ndarray | None, m: int) -> tuple[np.ndarray, np.ndarray] | None:
+    def _loo_query(
+        self, X: Matrix, rows: np.ndarray | None, m: int, sets: bool = False
+    ) -> tuple[np.ndarray, np.ndarray] | None:
         """The ``m`` nearest rows of every indexed row (itself among them; ``loo_kneighbors``
         drops it), from half the products: the queries are the indexed rows, so the dot
         products of row blocks I and J serve both (symmetric leave-one-out).
@@ -455,7 +462,7 @@ class ExactIndex(BaseIndex):
                                       P[a - i0 : b - i0, j0:j1])
             qb = self._ref.prepare(X[a:b])
             bounds = self._model.bounds(self._model.terms(qb), qb, _FIRST_PASS_SLACK)
-            self._select_block(qb, P[a - i0 : b - i0], bounds, m, rest, dist[a:b], idx[a:b], [None, None])
+            self._select_block(qb, P[a - i0 : b - i0], bounds, m, rest, dist[a:b], idx[a:b], [None, None], sets)
 
         pool = _thread_pool(n_threads) if n_threads > 1 else None
         blas = _blas_single_thread() if pool is not None else nullcontext()  # workers: one BLAS thread each
@@ -495,24 +502,25 @@ class ExactIndex(BaseIndex):
         dist: np.ndarray,
         idx: np.ndarray,
         buffers: list[np.ndarray | None],
+        sets: bool = False,
     ) -> None:
         # queries are converted (X's format, cosine normalisation) block by block: bounded memory
         qb = self._ref.prepare(Q[a:b])
         n = self._ref.n_samples
         if buffers[0] is not None and buffers[0].shape[1] < n:  # a tile of the indexed rows
-            if self._search_tiles(qb, k, budget, dist[a:b], idx[a:b], buffers[0]):
+            if self._search_tiles(qb, k, budget, dist[a:b], idx[a:b], buffers[0], sets):
                 return
             # ties kept more candidates than the budget holds: whole proxy rows, in blocks that fit
             step = max(1, min(b - a, _MAX_BLOCK_ELEMENTS // n, budget // (2 * n * (self._dtype.itemsize + 1))))
             whole: list[np.ndarray | None] = [np.empty((step, n), dtype=self._dtype), None]
             for a2 in range(a, b, step):
-                self._search_block(Q, a2, min(a2 + step, b), k, budget, dist, idx, whole)
+                self._search_block(Q, a2, min(a2 + step, b), k, budget, dist, idx, whole, sets)
             return
         P, bounds = self._proxy(qb, None if buffers[0] is None else buffers[0][: b - a])
-        self._select_block(qb, P, bounds, k, budget, dist[a:b], idx[a:b], buffers)
+        self._select_block(qb, P, bounds, k, budget, dist[a:b], idx[a:b], buffers, sets)
 
     def _search_tiles(
-        self, qb: Matrix, k: int, budget: int, dist: np.ndarray, idx: np.ndarray, tile: np.ndarray
+        self, qb: Matrix, k: int, budget: int, dist: np.ndarray, idx: np.ndarray, tile: np.ndarray, sets: bool = False
     ) -> bool:
         """The prepared queries ``qb`` against the indexed rows tile by tile (many dense rows),
         into ``dist`` and ``idx``; False, with nothing written, when ties keep more candidates
@@ -566,7 +574,7 @@ class ExactIndex(BaseIndex):
         covered = thr.astype(np.float64)
         dist[:], idx[:] = (exact_first_k(cand, k, bounds, 0, qb.shape[0]) if bounds.from_proxy is not None else
                            rerank(self._ref, qb, cand, k, bounds, rows=(0, qb.shape[0]), covered=covered,
-                                  slack=bounds.slack(covered), rescan=rescan, budget=budget))
+                                  slack=bounds.slack(covered), rescan=rescan, budget=budget, sets=sets))
         return True
 
     def _select_block(
@@ -579,9 +587,10 @@ class ExactIndex(BaseIndex):
         dist: np.ndarray,
         idx: np.ndarray,
         buffers: list[np.ndarray | None],
+        sets: bool = False,
     ) -> None:
         """The k nearest rows of the prepared queries ``qb`` from their proxy block ``P``
-        (b, n), written into ``dist`` and ``idx`` (b, k)."""
+        (b, n), written into ``dist`` and ``idx`` (b, k) (``sets``: see ``_query``)."""
         n = P.shape[1]
         mins = group_minima(P, k)
         ub = kth_upper_bound(P, k, mins)
@@ -609,7 +618,7 @@ class ExactIndex(BaseIndex):
 
             dist[c0:c1], idx[c0:c1] = rerank(self._ref, qb, cand, k, bounds, rows=(c0, c1),
                                              covered=thr[c0:c1].astype(np.float64), slack=slack[c0:c1],
-                                             rescan=rescan, budget=budget)
+                                             rescan=rescan, budget=budget, sets=sets)
 
     def _query_rows(self, qb: Matrix, terms: QueryTerms) -> np.ndarray:
         """The prepared queries as the GEMM of the dense strategy takes them: the columns of

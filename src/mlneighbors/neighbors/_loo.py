@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import check_k, check_result, search
+from ._base import _search, answers_sets, check_k, check_result, check_rows
 
 __all__ = ["drop_self", "loo_kneighbors"]
 
@@ -27,8 +27,8 @@ _DROP_BLOCK = 1 << 20
 
 
 def loo_kneighbors(
-    index: Any, X: Any, k: int, *, validated: bool = False, rows: Any = None
-) -> tuple[np.ndarray, np.ndarray]:
+    index: Any, X: Any, k: int, *, validated: bool = False, rows: Any = None, order: bool = True
+) -> Any:
     """The k nearest neighbours of every indexed row, its own row excluded.
 
     Asks the index for ``k + 1`` neighbours of the rows it was built on and removes each
@@ -61,11 +61,15 @@ def loo_kneighbors(
     rows : array-like of int, default=None
         Only these indexed rows are queried (their neighbours are still sought among all
         rows); None: every row.
+    order : bool, default=True
+        False: only the set of each row's k neighbours is needed (label counts); ``idx``
+        alone is returned, in an order within a row that is left open (the exact engine then
+        skips the distances its error bounds prove unneeded).
 
     Returns
     -------
     dist : ndarray of shape (n_samples, k), float64
-        (``(len(rows), k)`` with ``rows``.)
+        (``(len(rows), k)`` with ``rows``.)  Not returned with ``order=False``.
     idx : ndarray of shape (n_samples, k), intp
 
     Examples
@@ -99,11 +103,17 @@ def loo_kneighbors(
             raise ValueError(f"rows must be a 1-D array of row numbers in 0 .. {n - 1}")
         queried = queried.astype(np.intp)
     own = getattr(index, "_loo_query", None)
-    found = own(X, None if rows is None else queried, k + 1) if callable(own) else None
+    sets = not order and answers_sets(index)
+    found = None
+    if callable(own):
+        found = own(X, None if rows is None else queried, k + 1, **({"sets": True} if sets else {}))
     if found is None:
         Q = X if rows is None else X[queried]  # X itself: an index may recognise its own rows
-        found = search(index, Q, k + 1, validated=validated)
-    dist, idx = check_result(*found, len(queried), k + 1, n, index)
+        found = _search(index, Q, k + 1, validated, sets)
+    if sets:  # the engine's own answer, its distances NaN where it needed none
+        dist, idx = found[0], check_rows(found[1], len(queried), k + 1, n, index)
+    else:
+        dist, idx = check_result(*found, len(queried), k + 1, n, index)
     repeated = np.flatnonzero((idx == queried[:, None]).sum(axis=1) > 1)
     if repeated.size:
         i = repeated[0]
@@ -111,7 +121,8 @@ def loo_kneighbors(
             f"the index returned row {queried[i]} more than once among its own neighbours "
             f"{idx[i].tolist()}; a row may appear once (leave-one-out removes it)"
         )
-    return drop_self(dist, idx, queried, k)
+    dist, idx = drop_self(dist, idx, queried, k)
+    return (dist, idx) if order else idx
 
 
 def drop_self(

@@ -204,7 +204,21 @@ class ProxyModel:
             q2 = qsq[rows]
             return w * (Ds * Ds - q2) + eps(R, rows) + 2.0**-50 * w * (Ds * Ds + q2)
 
-        return Bounds(slack=slack, refine=refine)
+        def interval(v: np.ndarray, cols: np.ndarray, qrows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            # an indexed row of norm <= R whose proxy against query q is v lies at (scaled) squared
+            # distance ||q||^2 + (v -+ eps(R)) / w, the reference distance's own rounding
+            # included in eps; eps is doubled, and the float64 rounding of these sums (relative
+            # to their terms, not to the result: cancellation) added, as refine adds its own
+            qn, q2 = qnorm[qrows], qsq[qrows]
+            R = np.sqrt(self.row_sq[cols]) * (1 + 2.0**-30)
+            e = 2 * (c_round * (R * R + 2 * qn * R) + c_ref * (qn + R) ** 2) + 2 * tiny / w
+            t = v / w
+            e += 2.0**-50 * (q2 + np.abs(t) + e)
+            lo = np.sqrt(np.maximum(q2 + t - e, 0.0)) * ((1 - 2.0**-50) / s)
+            hi = np.sqrt(np.maximum(q2 + t + e, 0.0)) * ((1 + 2.0**-50) / s)
+            return lo, hi
+
+        return Bounds(slack=slack, refine=refine, interval=interval)
 
 
 class Bounds:
@@ -216,6 +230,9 @@ class Bounds:
         proxy, for the first pass;
     refine : None, or the rigorous per-row threshold from an upper bound of the k-th
         reference distance (euclidean: local norms, not the largest norm of the data).
+    interval : None, or (with ``refine``) ``interval(v, cols, qrows)``: from the proxy values
+        ``v`` of entries (query row ``qrows`` of the block, indexed row ``cols``), a lower and
+        an upper bound of each entry's reference distance, without computing it.
     """
 
     def __init__(
@@ -224,10 +241,12 @@ class Bounds:
         exact: Callable[..., np.ndarray] | None = None,
         slack: np.ndarray | Callable[[np.ndarray], np.ndarray] | None = None,
         refine: Callable[[np.ndarray, int, int], np.ndarray] | None = None,
+        interval: Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]] | None = None,
     ) -> None:
         self.from_proxy = exact
         self._slack = slack
         self.refine = refine
+        self.interval = interval
 
     def slack(self, ub: np.ndarray) -> np.ndarray:
         if self.from_proxy is not None or self._slack is None:
@@ -247,6 +266,7 @@ def rerank(
     slack: np.ndarray,
     rescan: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
     budget: int,
+    sets: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The first k indexed rows by (reference distance, row) of the queries ``rows`` of ``qb``.
 
@@ -271,6 +291,11 @@ def rerank(
         rigorous threshold exceeds ``covered``.
     budget : int
         Bytes for the temporaries of the reference distances.
+    sets : bool, default=False
+        Only the set of each row's k nearest is asked for (a model that counts labels): a row
+        whose first k candidates by proxy are certain from the error bounds alone (their
+        largest possible distance below the least possible distance of every other row) is
+        answered with them, in proxy order, and NaN distances; the other rows as without it.
 
     Returns
     -------
@@ -281,17 +306,32 @@ def rerank(
     c0, c1 = rows
     n_rows = c1 - c0
     starts = row_starts(r, n_rows)
+    pos = first_k(starts, k)
+    done = None
+    if sets and (bounds.refine is None or bounds.interval is not None):
+        done, top, found = certain_sets(ref, qb, cand, k, bounds, rows=rows, pos=pos, covered=covered,
+                                        slack=slack, budget=budget)
+        if done.all():
+            return np.full((n_rows, k), np.nan), found
+        left = np.flatnonzero(~done)  # rows the candidates stop short for: as without sets
     known = np.full(len(r), np.nan)
     if bounds.refine is None:
         thr2 = v[starts[:-1] + k - 1].astype(np.float64) + slack
     else:
         # the reference distances of the k best by proxy bound the k-th distance; the
         # candidates' norms are then bounded too, and so is the proxy's error
-        pos = first_k(starts, k)
-        dk = ref.grid_distances(qb[c0:c1], c[pos], budget)
-        known[pos] = dk
-        thr2 = bounds.refine(dk.max(axis=1), c0, c1)
+        if done is None:
+            dk = ref.grid_distances(qb[c0:c1], c[pos], budget)
+            known[pos] = dk
+            top = dk.max(axis=1)
+        else:
+            dk = ref.grid_distances(qb[c0 + left], c[pos[left]], budget)
+            known[pos[left]] = dk
+            top[left] = dk.max(axis=1)
+        thr2 = bounds.refine(top, c0, c1)
     keep = v <= thr2[r]
+    if done is not None:
+        keep &= ~done[r]
     short = np.flatnonzero(thr2 > covered)
     if short.size:  # rare: the candidates stop short of the threshold for these rows
         r_more, c_more = rescan(short, thr2[short])
@@ -305,6 +345,73 @@ def rerank(
     dr[todo] = ref.pair_distances(qb, c0 + r[todo], c[todo], budget)
     order = row_distance_order(r, dr, c)
     r, c, dr = r[order], c[order], dr[order]
-    pos = first_k(row_starts(r, n_rows), k)
-    return dr[pos], c[pos]
+    if done is None:
+        pos = first_k(row_starts(r, n_rows), k)
+        return dr[pos], c[pos]
+    pos = row_starts(r, n_rows)[left, None] + np.arange(k)
+    dist = np.full((n_rows, k), np.nan)
+    dist[left], found[left] = dr[pos], c[pos]
+    return dist, found
+
+
+def certain_sets(
+    ref: Reference,
+    qb: Matrix,
+    cand: tuple[np.ndarray, np.ndarray, np.ndarray],
+    k: int,
+    bounds: Bounds,
+    *,
+    rows: tuple[int, int],
+    pos: np.ndarray,
+    covered: np.ndarray,
+    slack: np.ndarray,
+    budget: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The set of each row's k nearest, with reference distances only where the bounds leave
+    the answer open (``rerank`` with ``sets``; its arguments, ``pos`` its first k by proxy).
+
+    Each candidate's reference distance lies in an interval known from its proxy (euclidean:
+    ``bounds.interval``; cosine and manhattan: the proxy itself, with the slack that the
+    first pass adds, ``slack``, as the width).  ``top``, the largest upper end among the first
+    k by proxy, bounds the k-th distance, so every row beyond the threshold ``refine(top)``
+    is farther than all of them: out.  A first-k candidate whose upper end is below the lower
+    end of every other candidate under that threshold is in.  The rest (typically none, or
+    two or three around the k-th) get their reference distances and fill the remaining places
+    by (distance, row), the engine's own order.
+
+    Returns ``done`` (n_rows,) bool: the rows answered (the others: the candidates stop short
+    of the threshold); ``top`` (n_rows,) as above; ``found`` (n_rows, k): the answer of the
+    rows done, any order within a row.
+    """
+    r, c, v = cand
+    c0, c1 = rows
+    n_rows = c1 - c0
+    vf = v.astype(np.float64)
+    if bounds.refine is None:
+        lo, hi = vf, vf + slack[r]
+        top = hi[pos[:, -1]]  # ascending proxy within a row: the k-th has the largest
+        thr2 = top
+    else:
+        lo, hi = bounds.interval(vf, c, c0 + r)
+        top = hi[pos].max(axis=1)
+        thr2 = bounds.refine(top, c0, c1)
+    first = np.zeros(len(r), dtype=bool)
+    first[pos] = True
+    rest = ~first & (v <= thr2[r])  # every other row under the threshold is a candidate (done rows)
+    least = np.full(n_rows, np.inf)
+    np.minimum.at(least, r[rest], lo[rest])
+    done = thr2 <= covered
+    sure = first & (hi < least[r]) & done[r]
+    need = k - np.bincount(r[sure], minlength=n_rows)
+    ra, ca = r[(first | rest) & ~sure], c[(first | rest) & ~sure]
+    open_rows = done[ra] & (need[ra] > 0)
+    ra, ca = ra[open_rows], ca[open_rows]
+    da = ref.pair_distances(qb, c0 + ra, ca, budget)
+    order = row_distance_order(ra, da, ca)
+    ra, ca = ra[order], ca[order]
+    take = np.arange(len(ra)) - row_starts(ra, n_rows)[ra] < need[ra]
+    rr = np.concatenate([r[sure], ra[take]])
+    found = np.empty((n_rows, k), dtype=np.intp)
+    found[done] = np.concatenate([c[sure], ca[take]])[np.argsort(rr, kind="stable")].reshape(-1, k)
+    return done, top, found
 
