@@ -26,7 +26,9 @@ from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
 from ._dask import share_clients, without_clients
+from ._params import param_names
 from .neighbors import resolve_backend
+from .neighbors._base import build_index
 from .neighbors._recall import estimate_recalls
 from .neighbors._saved import export_index, is_including, pack_rows, restore_index, unpack_rows
 
@@ -52,7 +54,7 @@ class IndexLifecycle:
     def _make_index(self) -> Any:
         """The unbuilt index that ``backend=`` and ``backend_params=`` name."""
         index = resolve_backend(self.backend, self._index_metric(), self.backend_params)
-        accepted = getattr(index, "get_params", dict)()
+        accepted = _param_names(index)
         if self.n_jobs is not None and "n_jobs" in accepted:
             index.set_params(n_jobs=self.n_jobs)
         k = getattr(self, "n_neighbors_", None)
@@ -62,7 +64,7 @@ class IndexLifecycle:
 
     def _build_index(self, X: Any, Y: Any) -> Any:
         """The built index of the training rows (the labels are for label-restricted searches)."""
-        return self._make_index().build(X)
+        return build_index(self._make_index(), X, validated=True)
 
     def _fit_index(self, X: Any, Y: Any) -> None:
         """Build the index of the training rows ``X`` (labels ``Y``) and describe it."""
@@ -162,3 +164,12 @@ class IndexLifecycle:
         clone_ = super(IndexLifecycle, stand_in).__sklearn_clone__()
         clone_.backend_params = share_clients(params, clone_.backend_params)
         return clone_
+
+
+def _param_names(index: Any) -> Any:
+    """The parameter names of an unbuilt index (``get_params``'s keys); for the package's own
+    classes read once per class (``get_params`` inspects the signature on every call)."""
+    cls = type(index)
+    if cls.__module__.startswith("mlneighbors.") and hasattr(cls, "_get_param_names"):
+        return param_names(cls)
+    return getattr(index, "get_params", dict)()

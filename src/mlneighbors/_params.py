@@ -19,6 +19,7 @@ The 'n_neighbors' parameter of MLkNN must be an int in the range [1, inf); got 0
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from numbers import Integral
 from numbers import Real as _RealNumber
@@ -221,6 +222,13 @@ def validate_params(estimator: Any) -> None:
     """
     constraints: Mapping[str, Sequence[Any]] = type(estimator)._constraints
     owner = type(estimator).__name__
-    for name, value in estimator.get_params(deep=False).items():
+    for name in param_names(type(estimator)):  # get_params(deep=False), without its signature inspection
         if name in constraints:
-            check_param(owner, name, value, constraints[name])
+            check_param(owner, name, getattr(estimator, name), constraints[name])
+
+
+@functools.cache
+def param_names(cls: type) -> tuple[str, ...]:
+    """The ``__init__`` parameters of a scikit-learn style class, sorted as ``get_params``
+    lists them; read once per class (``get_params`` inspects the signature on every call)."""
+    return tuple(cls._get_param_names())

@@ -135,3 +135,28 @@ def test_dataframe_columns_missing_or_unknown_are_listed(columns, listed, data):
     new = pd.DataFrame(np.ones((2, len(columns))), columns=columns)
     with pytest.raises(ValueError, match=listed):
         fitted.predict(new)
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_plain_arrays_skip_nothing_that_validation_records(model, data):
+    # float arrays take a short path past scikit-learn's validation: the same model, the same
+    # records (n_features_in_; feature_names_in_ of an earlier DataFrame fit dropped), the
+    # same refusals as the lists that take the long path
+    X, Y = data
+    fast, slow = clone(model).fit(X, Y), clone(model).fit(X.tolist(), Y.tolist())
+    assert fast.n_features_in_ == slow.n_features_in_ == X.shape[1]
+    for method in ("predict", "predict_proba"):
+        np.testing.assert_array_equal(getattr(fast, method)(X[:7]), getattr(slow, method)(X[:7].tolist()))
+        X32 = X[:7].astype(np.float32)  # kept float32 on the short path, made float64 on the long one
+        np.testing.assert_array_equal(getattr(fast, method)(X32), getattr(slow, method)(X32.tolist()))
+    pd = pytest.importorskip("pandas")
+    refit = clone(model).fit(pd.DataFrame(X, columns=list("abcd")), Y).fit(X, Y)
+    assert not hasattr(refit, "feature_names_in_")
+    bad = X[:3].copy()
+    bad[1, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        fast.predict(bad)
+    with pytest.raises(ValueError, match="features"):
+        fast.predict(X[:3, :3])
+    with pytest.raises(ValueError, match="NaN"):
+        clone(model).fit(bad, Y[:3])

@@ -191,13 +191,27 @@ def answers_sets(index: Any) -> bool:
     return bool(getattr(type(index), "_answers_sets", False))
 
 
+def _canonical(index: BaseIndex, A: Any) -> bool:
+    """Whether validated rows ``A`` are as ``index``'s own validation would leave them."""
+    floats = FLOAT_DTYPES if index._keeps_float32() else (np.float64,)
+    return (isinstance(A, np.ndarray) and A.dtype in floats and A.ndim == 2) or (
+        isinstance(A, sp.csr_matrix) and A.dtype == np.float64 and A.has_canonical_format
+    )
+
+
+def build_index(index: Any, X: Any, *, validated: bool = False) -> Any:
+    """``index.build(X)``; with ``validated`` (rows the caller has validated, as the
+    estimators' training rows are), the package's own indexes skip validating them again."""
+    plain = isinstance(index, BaseIndex) and type(index).build is BaseIndex.build
+    if validated and plain and type(index)._check_data is BaseIndex._check_data and _canonical(index, X):
+        index._check_ready()
+        return index._build_rows(X)
+    return index.build(X)
+
+
 def _search(index: Any, Q: Any, k: int, validated: bool, sets: bool) -> tuple[np.ndarray, np.ndarray]:
     plain = isinstance(index, BaseIndex) and type(index).query is BaseIndex.query
-    floats = FLOAT_DTYPES if plain and index._keeps_float32() else (np.float64,)
-    canonical = (isinstance(Q, np.ndarray) and Q.dtype in floats and Q.ndim == 2) or (
-        isinstance(Q, sp.csr_matrix) and Q.dtype == np.float64 and Q.has_canonical_format
-    )
-    if not (validated and plain and canonical and hasattr(index, "n_samples_fit_")):
+    if not (validated and plain and _canonical(index, Q) and hasattr(index, "n_samples_fit_")):
         return index.query(Q, k)
     k = check_k(k, index.n_samples_fit_)
     if Q.shape[1] != index.n_features_in_:
@@ -318,9 +332,16 @@ class BaseIndex(BaseEstimator):
         self : object
             The built index.
         """
+        self._check_ready()
+        return self._build_rows(self._check_data(X, name="X"))
+
+    def _check_ready(self) -> None:
+        """The checks of ``build`` before the data: the metric and the parameters."""
         check_metric(self.metric, self.capabilities.metrics, self.name)
         self._check_params()
-        X = self._check_data(X, name="X")
+
+    def _build_rows(self, X: np.ndarray | sp.csr_matrix) -> BaseIndex:
+        """``build`` of validated rows."""
         self._build(X)
         self.n_samples_fit_ = X.shape[0]
         self.n_features_in_ = X.shape[1]

@@ -189,7 +189,7 @@ _TOO_LARGE = 2.0**500
 _TOO_SMALL = 2.0**-512
 
 
-def check_scale(A: Matrix, name: str) -> None:
+def check_scale(A: Matrix, name: str, *, top: float | None = None) -> None:
     """The one check of the data's scale that every neighbour search relies on.
 
     Raises ``ValueError`` when a value's magnitude exceeds ``2**500`` (about ``3e150``):
@@ -203,6 +203,8 @@ def check_scale(A: Matrix, name: str) -> None:
         The data.
     name : str
         Its name in the messages.
+    top : float, default=None
+        The largest magnitude of the data when the caller has it already (None: computed).
 
     Returns
     -------
@@ -222,7 +224,8 @@ def check_scale(A: Matrix, name: str) -> None:
     data = A.data if sp.issparse(A) else A
     if not data.size:
         return
-    top = max(float(data.max()), -float(data.min()))
+    if top is None:
+        top = max(float(data.max()), -float(data.min()))
     if top > _TOO_LARGE:
         raise ValueError(
             f"{name} has values of magnitude above 2**500 (~3e150): squared distances would "

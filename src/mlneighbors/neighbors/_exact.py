@@ -598,7 +598,7 @@ class ExactIndex(BaseIndex):
         thr = round_up(ub + slack, P.dtype)
         # through the groups when they leave little to read again (long rows), else by one
         # comparison of the block (short rows, or many ties)
-        found = group_survivors(P, k, mins, thr, limit=min(budget // SURVIVOR_BYTES, P.size // 8))
+        found = group_survivors(P, k, mins, thr, limit=min(budget // SURVIVOR_BYTES, P.size // 8), own=True)
         if found is not None:
             chunks = [((0, P.shape[0]), sort_entries(*found, n))]
         else:  # a large part of the rows tie: one mask, its survivors in chunks of rows

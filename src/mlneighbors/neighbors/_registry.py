@@ -8,6 +8,7 @@ them: no module of this package imports another that imports it back.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 from collections.abc import Iterator, Mapping
@@ -87,7 +88,7 @@ def get_index(name: str = "exact", *, metric: str | None = None, **params: Any) 
     if not isinstance(name, str) or name not in BACKENDS:
         raise ValueError(f"Unknown backend {name!r}; valid backends are {sorted(BACKENDS)}")
     cls = BACKENDS[name]
-    valid = [p for p in inspect.signature(cls.__init__).parameters if p not in ("self", "metric")]
+    valid = _init_params(cls)
     unknown = sorted(set(params) - set(valid))
     if unknown:
         raise TypeError(f"backend {name!r} got unexpected parameter(s) {unknown}; valid parameters are {valid}")
@@ -95,8 +96,17 @@ def get_index(name: str = "exact", *, metric: str | None = None, **params: Any) 
     metrics = get_capabilities(index).metrics
     metric = metrics[0] if metric is None else metric
     check_metric(metric, metrics, name)
-    index.set_params(metric=metric)
+    if type(index).set_params is BaseIndex.set_params:
+        index.metric = metric  # what set_params does, without its signature inspection
+    else:
+        index.set_params(metric=metric)
     return index
+
+
+@functools.cache
+def _init_params(cls: type) -> list[str]:
+    """A backend class's parameters other than ``metric``, in their order (read once)."""
+    return [p for p in inspect.signature(cls.__init__).parameters if p not in ("self", "metric")]
 
 
 def resolve_backend(

@@ -65,18 +65,21 @@ def kth_upper_bound(P: np.ndarray, k: int, mins: np.ndarray | None = None) -> np
 
 
 def group_survivors(
-    P: np.ndarray, k: int, mins: np.ndarray, thr: np.ndarray, limit: int
+    P: np.ndarray, k: int, mins: np.ndarray, thr: np.ndarray, limit: int, own: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """Row, column and value of the entries ``P <= thr`` (per row), in no particular order
     (:func:`sort_entries` orders them), found through the group minima: only the groups whose
     minimum is ``<= thr`` are read again, so the block is passed over once (by
     :func:`group_minima`) instead of by a comparison and a ``flatnonzero``.  None when more
-    than ``limit`` entries would be gathered (ties of a large part of the row: the caller
-    takes the mask path).
+    than ``limit`` entries would be gathered (ties of a large part of the row, or short rows:
+    the caller takes the mask path).  ``own``: ``thr`` is at least the block's own k-th group
+    minimum, so every row has k groups under it (short rows are declined before any work).
     """
     b, n = P.shape
     g = _groups(n, k)
     width = n // g
+    if own and b * min(k, mins.shape[1]) * g > limit:
+        return None
     gr, gj = np.nonzero(mins <= thr[:, None])
     if len(gr) * g > limit:
         return None
