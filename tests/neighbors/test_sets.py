@@ -124,3 +124,17 @@ def test_models_that_count_predict_the_same_from_sets(rng, monkeypatch, model):
     ordered = cls(n_neighbors=7, **params).fit(X, Y)
     for a, b in zip(got, (ordered.predict(Q), ordered.predict_proba(Q)), strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def test_auto_forwards_sets_to_the_exact_search_it_picked(rng):
+    from mlneighbors.neighbors import get_index
+    from mlneighbors.neighbors._base import answers_sets
+
+    X = tricky_data(rng, 200, 5)
+    index = get_index("auto").build(X)
+    assert index.backend_ == "exact" and answers_sets(index)
+    dist, idx = index._query(X[:40], 6, sets=True)
+    assert np.isnan(dist[:, 0]).any()  # rows answered from the bounds (no distance computed)
+    assert_same_sets(idx, twin_kneighbors(X, X[:40], 6)[1])
+    ref = twin_kneighbors(X, X, 6, exclude=np.arange(len(X)))[1]
+    assert_same_sets(loo_kneighbors(index, X, 6, validated=True, order=False), ref)

@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from ._base import BaseIndex, check_positive_int, check_recall, resolve_n_jobs, search
+from ._base import BaseIndex, _search, answers_sets, check_positive_int, check_recall, resolve_n_jobs
 from ._capabilities import Capabilities, get_capabilities
 from ._exact import _NS_SPARSE_MAC, _NS_SPARSE_OUT, _blas_single_thread
 from ._loo import loo_kneighbors
@@ -548,12 +548,20 @@ class AutoIndex(BaseIndex):
         self.query_recall_ = float(getattr(index, "query_recall_", 1.0))
         self.query_low_recall_share_ = float(getattr(index, "query_low_recall_share_", 0.0))
 
-    def _query(self, Q: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
-        return search(self.index_, Q, k, validated=True)
+    @property
+    def _answers_sets(self) -> bool:
+        return answers_sets(self.__dict__.get("index_"))
 
-    def _loo_query(self, X: Any, rows: np.ndarray | None, m: int) -> tuple[np.ndarray, np.ndarray] | None:
+    def _query(self, Q: Any, k: int, sets: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        return _search(self.index_, Q, k, True, sets)
+
+    def _loo_query(
+        self, X: Any, rows: np.ndarray | None, m: int, sets: bool = False
+    ) -> tuple[np.ndarray, np.ndarray] | None:
         own = getattr(self.index_, "_loo_query", None)
-        return own(X, rows, m) if callable(own) else None
+        if not callable(own):
+            return None
+        return own(X, rows, m, sets=True) if sets and answers_sets(self.index_) else own(X, rows, m)
 
     def _saved_state(self) -> dict[str, Any] | None:
         inner = getattr(self.index_, "_saved_state", None)

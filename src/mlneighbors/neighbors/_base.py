@@ -188,7 +188,7 @@ def search(index: Any, Q: Any, k: int, *, validated: bool = False, order: bool =
 
 def answers_sets(index: Any) -> bool:
     """Whether ``index`` answers a search for neighbour sets only (``_query(..., sets=True)``)."""
-    return bool(getattr(type(index), "_answers_sets", False))
+    return bool(getattr(index, "_answers_sets", False))
 
 
 def _canonical(index: BaseIndex, A: Any) -> bool:
