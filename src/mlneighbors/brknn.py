@@ -116,6 +116,9 @@ class BRkNN(CountTableModel):
         self._set_tables(np.broadcast_to(vote_scores(counts, k), (1, L, k + 1)),
                          np.broadcast_to(2 * counts >= k, (1, L, k + 1)))
 
+    def _counts_only(self) -> bool:
+        return True  # its rules read the counts and the neighbours' set sizes, summed: no order
+
     def _row_rule(self, C: Any, decisions: Any, neighbors: np.ndarray, sparse_output: bool) -> Any:
         if self.extension is None:
             return decisions

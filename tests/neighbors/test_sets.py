@@ -97,15 +97,17 @@ def test_order_false_returns_rows_only_for_any_index(rng):
     np.testing.assert_array_equal(loo_kneighbors(index, X, 3, order=False), loo_kneighbors(index, X, 3)[1])
 
 
-@pytest.mark.parametrize("model", ["MLkNN", "DMLkNN", "LAMLkNN", "BRkNN"])
-def test_models_that_count_predict_the_same_from_sets(rng, monkeypatch, model):
+@pytest.mark.parametrize("model, params", [
+    ("MLkNN", {}), ("DMLkNN", {}), ("LAMLkNN", {"random_state": 0, "n_clusters": 3}), ("BRkNN", {}),
+    ("BRkNN", {"extension": "a"}), ("BRkNN", {"extension": "b"}), ("LPkNN", {}),
+])
+def test_models_that_count_predict_the_same_from_sets(rng, monkeypatch, model, params):
     import mlneighbors
     from mlneighbors._base import KNeighborsMultilabelBase
 
     X = tricky_data(rng, 240, 6)
     Q = tricky_queries(rng, X, 50)
     Y = (X[:, :4] + 0.3 * rng.standard_normal((240, 4)) > 0.2).astype(int)
-    params = {"random_state": 0, "n_clusters": 3} if model == "LAMLkNN" else {}
     cls = getattr(mlneighbors, model)
     asked = []
     query = ExactIndex._query
@@ -117,9 +119,9 @@ def test_models_that_count_predict_the_same_from_sets(rng, monkeypatch, model):
     monkeypatch.setattr(ExactIndex, "_query", recorded)
     fitted = cls(n_neighbors=7, **params).fit(X, Y)
     got = fitted.predict(Q), fitted.predict_proba(Q)
-    # the leave-one-out counts and the queries of the counting rules come from sets; BRkNN's rules
-    # (BRkNN-a's fallback, BRkNN-b's top m) may read the order, and it has no leave-one-out
-    assert len(asked) >= 2 and asked == ([False] if model == "BRkNN" else [True]) * len(asked)
+    # the leave-one-out counts and the queries of the counting rules come from sets (BRkNN's
+    # extensions sum the neighbours' set sizes); LPkNN's vote among label sets reads the order
+    assert len(asked) >= 2 and asked == [model != "LPkNN"] * len(asked)
     monkeypatch.setattr(KNeighborsMultilabelBase, "_neighbour_sets", lambda self, X, k: self._query(X, k)[1])
     ordered = cls(n_neighbors=7, **params).fit(X, Y)
     for a, b in zip(got, (ordered.predict(Q), ordered.predict_proba(Q)), strict=True):

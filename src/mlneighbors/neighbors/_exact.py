@@ -413,8 +413,9 @@ class ExactIndex(BaseIndex):
         products of row blocks I and J serve both (symmetric leave-one-out).
 
         Row blocks are taken in order; block I's products with every block J >= I are
-        computed (one GEMM each; each thread its share of block I's rows), those with J > I
-        kept for block J, so that block I's proxy rows are complete: ``||x_j||^2 - 2 x_i.x_j``
+        computed (one GEMM each; each thread its share of block I's rows), and those with J > I
+        give block J's proxy columns of block I's rows at once (transposed while in the cache,
+        kept until block J), so that every proxy row is complete: ``||x_j||^2 - 2 x_i.x_j``
         with ``-2 x_i.x_j`` from the GEMM of the rows scaled by -2 (exact) and the squared norm
         added in one rounding, within the error bound of the engine's proxy (``_proxy``: it
         allows the product, the rounded norm and one addition).  Then block I is selected and
@@ -447,19 +448,25 @@ class ExactIndex(BaseIndex):
         width = self._Xa.shape[1] - self._model.extra  # the columns kept (``_support``)
         A = self._Xa[:, :width]  # the scaled rows (the extra column holds their squared norms)
         sq = self._Xa[:, width] if self._model.extra else None
-        kept: dict[tuple[int, int], np.ndarray] = {}  # products -2 x_i.x_j of blocks I < J, rows of I
+        # the proxy columns of block I's rows for a later block J, written while block I's
+        # products are in the cache (block J reads them back as contiguous rows): (|J|, |I|)
+        ahead: dict[tuple[int, int], np.ndarray] = {}
         P = np.empty((size, n), dtype=self._dtype)
         part_rows = -(-size // n_threads)
 
-        def part(i0: int, a: int, b: int, dots: list[tuple[int, int, np.ndarray]]) -> None:
-            # this part's rows of block I: its products with the blocks J >= I (the earlier
-            # blocks' are kept), its proxy rows, then selection as for a block of queries
+        def part(i0: int, a: int, b: int, cols: list[tuple[int, int, np.ndarray | None]]) -> None:
+            # this part's rows of block I: the columns of earlier blocks as they were left, the
+            # products with the blocks J >= I, its proxy rows, then selection as for a block of queries
             lhs = A[a:b] * np.array(-2.0, dtype=A.dtype)  # exact (a power of two): the products come as -2 x_i.x_j
-            for j0, j1, D in dots:
-                if j0 >= i0:
-                    np.matmul(lhs, A[j0:j1].T, out=D[a - i0 : b - i0])
-                self._proxy_from_dots(D[a - i0 : b - i0] if j0 >= i0 else D[:, a - i0 : b - i0].T, sq, j0, j1,
-                                      P[a - i0 : b - i0, j0:j1])
+            D = np.empty((b - a, size), dtype=self._dtype)
+            for j0, j1, T in cols:
+                if j0 < i0:
+                    np.copyto(P[a - i0 : b - i0, j0:j1], T[a - i0 : b - i0])
+                    continue
+                Dj = np.matmul(lhs, A[j0:j1].T, out=D[:, : j1 - j0])
+                self._proxy_from_dots(Dj, sq, j0, j1, P[a - i0 : b - i0, j0:j1])
+                if T is not None:  # a later block's columns of these rows
+                    self._proxy_from_dots(Dj.T, sq, a, b, T[:, a - i0 : b - i0])
             qb = self._ref.prepare(X[a:b])
             bounds = self._model.bounds(self._model.terms(qb), qb, _FIRST_PASS_SLACK)
             self._select_block(qb, P[a - i0 : b - i0], bounds, m, rest, dist[a:b], idx[a:b], [None, None], sets)
@@ -469,17 +476,22 @@ class ExactIndex(BaseIndex):
         with task("neighbour search", total=n, unit="rows") as progress, blas:
             for i0 in blocks:
                 i1 = min(i0 + size, n)
-                dots = [(j0, min(j0 + size, n), kept.pop((j0, i0)) if j0 < i0 else
-                         np.empty((i1 - i0, min(j0 + size, n) - j0), dtype=self._dtype)) for j0 in blocks]
-                for j0, _, D in dots:
-                    if j0 > i0:
-                        kept[(i0, j0)] = D
+                cols: list[tuple[int, int, np.ndarray | None]] = []
+                for j0 in blocks:
+                    j1 = min(j0 + size, n)
+                    if j0 < i0:
+                        cols.append((j0, j1, ahead.pop((i0, j0))))
+                    elif j0 == i0:
+                        cols.append((j0, j1, None))
+                    else:
+                        ahead[(j0, i0)] = T = np.empty((j1 - j0, i1 - i0), dtype=self._dtype)
+                        cols.append((j0, j1, T))
                 parts = [(a, min(a + part_rows, i1)) for a in range(i0, i1, part_rows)]
                 if pool is None:
                     for a, b in parts:
-                        part(i0, a, b, dots)
+                        part(i0, a, b, cols)
                 else:  # one part per thread, each with a one-thread BLAS
-                    for future in [pool.submit(part, i0, a, b, dots) for a, b in parts]:
+                    for future in [pool.submit(part, i0, a, b, cols) for a, b in parts]:
                         future.result()
                 progress.advance(i1 - i0)
         return dist, idx
