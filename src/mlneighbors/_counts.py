@@ -47,6 +47,11 @@ def row_blocks(n_rows: int, n_cols: int, cells: int | None = None) -> list[slice
     return [slice(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
 
 
+#: (query, neighbour, label) cells up to which the counts are a gather and a sum (a 1 MiB
+#: temporary of int8 labels at most)
+_GATHER_CELLS = 1 << 20
+
+
 def membership_counts(neighbors: np.ndarray, Y: np.ndarray | sp.csr_matrix) -> np.ndarray:
     """``C[q, l]``: how many of the neighbours of query ``q`` carry label ``l``.
 
@@ -62,6 +67,10 @@ def membership_counts(neighbors: np.ndarray, Y: np.ndarray | sp.csr_matrix) -> n
     C : ndarray of shape (n_queries, n_labels), int32
     """
     n_queries, k = neighbors.shape
+    if not sp.issparse(Y) and n_queries * k * Y.shape[1] <= _GATHER_CELLS:
+        # few cells: the neighbours' label rows gathered and summed (the sparse product's
+        # construction costs tens of microseconds, most of a small job's label side)
+        return Y[neighbors].sum(axis=1, dtype=np.int32)
     # one sparse (query x training row) selection matrix times Y: O(n_queries * k * L)
     # work with no (n_queries, k, L) temporary; in int8 when the counts fit (3x faster)
     small = k < 128 and not sp.issparse(Y) and Y.dtype == np.int8

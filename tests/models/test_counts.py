@@ -17,12 +17,18 @@ def test_row_blocks_cover_every_row_once():
 
 
 @pytest.mark.parametrize("sparse_y", [False, True])
-def test_membership_counts_and_tables_equal_loops(rng, sparse_y):
+@pytest.mark.parametrize("gather", [True, False], ids=["gather", "product"])
+def test_membership_counts_and_tables_equal_loops(rng, monkeypatch, sparse_y, gather):
+    import mlneighbors._counts as counts
+
+    if not gather:  # the sparse product that large label sides take
+        monkeypatch.setattr(counts, "_GATHER_CELLS", 0)
     n, L, k = 30, 7, 5
     Y = (rng.random((n, L)) < 0.3).astype(np.int8)
     neighbors = np.array([rng.choice(n, size=k, replace=False) for _ in range(n)])
     C = membership_counts(neighbors, sp.csr_matrix(Y) if sparse_y else Y)
     loop = [[sum(int(Y[a, l]) for a in neighbors[q]) for l in range(L)] for q in range(n)]
+    assert C.dtype == np.int32
     np.testing.assert_array_equal(C, loop)
     c1, c0 = count_tables(C, Y, k)
     for l in range(L):

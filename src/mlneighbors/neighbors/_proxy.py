@@ -401,17 +401,21 @@ def certain_sets(
     least = np.full(n_rows, np.inf)
     np.minimum.at(least, r[rest], lo[rest])
     done = thr2 <= covered
-    sure = first & (hi < least[r]) & done[r]
+    sure = first & (hi < least[r])
     need = k - np.bincount(r[sure], minlength=n_rows)
-    ra, ca = r[(first | rest) & ~sure], c[(first | rest) & ~sure]
-    open_rows = done[ra] & (need[ra] > 0)
-    ra, ca = ra[open_rows], ca[open_rows]
+    found = c[pos]  # the rows whose first k are all in
+    open_rows = done & (need > 0)
+    if not open_rows.any():
+        return done, top, found
+    keep = open_rows[r]
+    sure &= keep
+    ambiguous = (first | rest) & ~sure & keep
+    ra, ca = r[ambiguous], c[ambiguous]
     da = ref.pair_distances(qb, c0 + ra, ca, budget)
     order = row_distance_order(ra, da, ca)
     ra, ca = ra[order], ca[order]
     take = np.arange(len(ra)) - row_starts(ra, n_rows)[ra] < need[ra]
     rr = np.concatenate([r[sure], ra[take]])
-    found = np.empty((n_rows, k), dtype=np.intp)
-    found[done] = np.concatenate([c[sure], ca[take]])[np.argsort(rr, kind="stable")].reshape(-1, k)
+    found[open_rows] = np.concatenate([c[sure], ca[take]])[np.argsort(rr, kind="stable")].reshape(-1, k)
     return done, top, found
 
