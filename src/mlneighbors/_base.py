@@ -32,7 +32,6 @@ label-restricted index itself.
 
 from __future__ import annotations
 
-import math
 import warnings
 from numbers import Integral
 from typing import Any
@@ -52,6 +51,7 @@ from ._targets import in_fit_order, target_classes
 from .exceptions import LabelWarning, NeighborsWarning
 from .neighbors import check_result, check_scale, loo_kneighbors
 from .neighbors._base import FLOAT_DTYPES, answers_sets, check_rows, float_rows, search
+from .neighbors._distance import finite_top
 
 __all__ = ["CountTableModel", "KNeighborsMultilabelBase", "unseen_labels_message"]
 
@@ -194,9 +194,9 @@ class KNeighborsMultilabelBase(IndexLifecycle, VersionedState, MultiOutputMixin,
                 and X.shape[1] == self.n_features_in_ and "feature_names_in_" not in self.__dict__):
             # a float array as validation would leave it: only finiteness and scale to check
             # (scikit-learn's validation costs tens of microseconds, a small job's share)
-            hi, lo = float(X.max()), float(X.min())
-            if math.isfinite(hi) and math.isfinite(lo):
-                check_scale(X, "X", top=max(hi, -lo))
+            top = finite_top(X)
+            if top is not None:
+                check_scale(X, "X", top=top)
                 return X
         X = float_rows(validate_data(self, in_fit_order(self, X), accept_sparse="csr", dtype=FLOAT_DTYPES,
                                      reset=False))

@@ -15,7 +15,6 @@ which checks it lazily and hands this module the target with a stand-in of ``X``
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -25,6 +24,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import validate_data
 
 from .neighbors._base import FLOAT_DTYPES, float_rows
+from .neighbors._distance import finite_top
 
 __all__ = ["in_fit_order", "target_classes", "validate_training_data"]
 
@@ -140,8 +140,7 @@ def _plain_arrays(X: Any, y: Any) -> bool:
             and type(y) is np.ndarray and y.dtype.kind in "biuf" and len(y) == len(X)
             and (y.ndim == 1 or (y.ndim == 2 and y.shape[1]))):
         return False
-    finite = [X] + ([y] if y.dtype.kind == "f" else [])
-    return all(math.isfinite(float(A.max())) and math.isfinite(float(A.min())) for A in finite)
+    return finite_top(X) is not None and (y.dtype.kind != "f" or finite_top(y) is not None)
 
 
 def _refuse_label_lists(y: Any) -> None:

@@ -191,7 +191,7 @@ def answers_sets(index: Any) -> bool:
     return bool(getattr(index, "_answers_sets", False))
 
 
-def _canonical(index: BaseIndex, A: Any) -> bool:
+def canonical_rows(index: BaseIndex, A: Any) -> bool:
     """Whether validated rows ``A`` are as ``index``'s own validation would leave them."""
     floats = FLOAT_DTYPES if index._keeps_float32() else (np.float64,)
     return (isinstance(A, np.ndarray) and A.dtype in floats and A.ndim == 2) or (
@@ -203,7 +203,7 @@ def build_index(index: Any, X: Any, *, validated: bool = False) -> Any:
     """``index.build(X)``; with ``validated`` (rows the caller has validated, as the
     estimators' training rows are), the package's own indexes skip validating them again."""
     plain = isinstance(index, BaseIndex) and type(index).build is BaseIndex.build
-    if validated and plain and type(index)._check_data is BaseIndex._check_data and _canonical(index, X):
+    if validated and plain and type(index)._check_data is BaseIndex._check_data and canonical_rows(index, X):
         index._check_ready()
         return index._build_rows(X)
     return index.build(X)
@@ -211,7 +211,7 @@ def build_index(index: Any, X: Any, *, validated: bool = False) -> Any:
 
 def _search(index: Any, Q: Any, k: int, validated: bool, sets: bool) -> tuple[np.ndarray, np.ndarray]:
     plain = isinstance(index, BaseIndex) and type(index).query is BaseIndex.query
-    if not (validated and plain and _canonical(index, Q) and hasattr(index, "n_samples_fit_")):
+    if not (validated and plain and canonical_rows(index, Q) and hasattr(index, "n_samples_fit_")):
         return index.query(Q, k)
     k = check_k(k, index.n_samples_fit_)
     if Q.shape[1] != index.n_features_in_:

@@ -17,6 +17,7 @@ Definitions (float64 throughout):
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -187,6 +188,13 @@ _TOO_LARGE = 2.0**500
 #: below this largest magnitude every squared difference is below float64's smallest normal
 #: number (2**-1022): distances underflow to 0 or to denormals, and every neighbour ties
 _TOO_SMALL = 2.0**-512
+
+
+def finite_top(A: np.ndarray) -> float | None:
+    """The largest magnitude of a dense array, or None when a value is NaN or infinite (its
+    extremes say both: a fast finiteness check that also gives :func:`check_scale` its input)."""
+    hi, lo = float(A.max()), float(A.min())
+    return max(hi, -lo) if math.isfinite(hi) and math.isfinite(lo) else None
 
 
 def check_scale(A: Matrix, name: str, *, top: float | None = None) -> None:

@@ -60,7 +60,7 @@ import scipy.sparse as sp
 
 from .._config import CACHE_BYTES, working_memory_bytes
 from .._progress import task
-from ._base import FLOAT_DTYPES, BaseIndex, check_positive_int, resolve_n_jobs
+from ._base import BaseIndex, canonical_rows, check_positive_int, resolve_n_jobs
 from ._capabilities import Capabilities
 from ._distance import Matrix, Reference
 from ._proxy import Bounds, ProxyModel, QueryTerms, U, is_integral, rerank
@@ -429,9 +429,7 @@ class ExactIndex(BaseIndex):
         """
         n, d = self._ref.n_samples, self._ref.n_features
         # rows as validation leaves them (anything else: the plain search validates it)
-        canonical = (isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype in FLOAT_DTYPES) or (
-            isinstance(X, sp.csr_matrix) and X.dtype == np.float64)
-        if rows is not None or self._strategy != "dense" or not canonical or X.shape != (n, d):
+        if rows is not None or self._strategy != "dense" or not canonical_rows(self, X) or X.shape != (n, d):
             return None
         itemsize = self._dtype.itemsize
         n_threads = self._n_threads if n * n * (d + 1 + _ENTRY_WORK) >= _SMALL_WORK else 1
