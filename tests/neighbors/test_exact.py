@@ -311,3 +311,120 @@ def test_sort_keys_equal_lexsort(rng):
         dist = rng.choice([0.0, 1.0, 2.0], m) if trial % 2 else np.abs(rng.standard_normal(m))
         cols = rng.permutation(m) if trial % 4 else rng.choice(10**6, m, replace=False)  # (row, column) unique
         np.testing.assert_array_equal(row_distance_order(rows, dist, cols), np.lexsort((cols, dist, rows)))
+
+
+# ---------------------------------------------------------------------------- rows far from the origin
+def offset_data(rng, n, d, *, integer):
+    """Tricky rows moved far from the origin (features that all sit far from zero): the
+    proxy works on them shifted by their center."""
+    X = tricky_data(rng, n, d, integer=integer)
+    return X + (1000.0 if integer else 250.3)
+
+
+@pytest.mark.parametrize("precision", ["float32", "float64"])
+@pytest.mark.parametrize("integer", [False, True])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_rows_far_from_the_origin_agree_with_the_loop_twin(rng, precision, integer, dtype):
+    from mlneighbors.neighbors import loo_kneighbors
+    from mlneighbors.neighbors._base import search
+
+    X = offset_data(rng, 157, 7, integer=integer).astype(dtype)
+    Q = tricky_queries(rng, X - X.mean(axis=0), 41) + X.mean(axis=0)
+    index = ExactIndex(precision=precision, working_memory=0.01, n_jobs=2).build(X)
+    center = index._model.center
+    assert center is not None
+    if integer:  # an integer center: shifted integers stay exact, the proxy stays exact
+        np.testing.assert_array_equal(center, np.rint(center))
+        assert index._model.integral
+    for k in (1, 6, 156):
+        dist, idx = index.query(Q, k)
+        ref_dist, ref_idx = twin_kneighbors(X, Q, k)
+        np.testing.assert_array_equal(idx, ref_idx)
+        np.testing.assert_array_equal(dist, ref_dist)
+        sets = search(index, Q, k, validated=True, order=False)
+        np.testing.assert_array_equal(np.sort(sets, axis=1), np.sort(ref_idx, axis=1))
+        ref = twin_kneighbors(X, X, k, exclude=np.arange(len(X)))
+        got = loo_kneighbors(index, X, k)
+        np.testing.assert_array_equal(got[1], ref[1])
+        np.testing.assert_array_equal(got[0], ref[0])
+
+
+def test_near_ties_far_from_the_origin(rng):
+    # 300 points at (almost) the same distance from the query, all of them 1000 away from
+    # the origin: the shifted proxy still cannot order them, the float64 re-ranking does
+    d = 5
+    q = rng.standard_normal(d) + 1000.0
+    u = rng.standard_normal((300, d))
+    u /= np.linalg.norm(u, axis=1)[:, None]
+    radius = 3.0 * (1 + 1e-11 * rng.standard_normal(300))
+    X = np.vstack([q + radius[:, None] * u, q + 10 * u[:50]])
+    index = ExactIndex().build(X)
+    assert index._model.center is not None
+    for k in (1, 10, 299):
+        dist, idx = index.query(q[None, :], k)
+        ref_dist, ref_idx = twin_kneighbors(X, q[None, :], k)
+        np.testing.assert_array_equal(idx, ref_idx)
+        np.testing.assert_array_equal(dist, ref_dist)
+
+
+def test_the_shift_is_taken_only_where_it_shrinks_the_norms(rng):
+    import scipy.sparse as sp
+
+    from mlneighbors.neighbors._proxy import _center_of
+
+    X = rng.standard_normal((200, 6))
+    assert ExactIndex().build(X)._model.center is None  # around the origin already
+    assert ExactIndex().build(X + 100.0)._model.center is not None
+    assert ExactIndex(metric="cosine").build(X + 100.0)._model.center is None  # not translation invariant
+    assert ExactIndex(sparse_strategy="densify").build(sp.csr_matrix(X + 100.0))._model.center is None
+    # columns zero in every row get a zero center (the GEMM leaves them out)
+    Z = X + 100.0
+    Z[:, 2] = 0.0
+    center = _center_of(Z, (Z * Z).sum(axis=1), integral=False)
+    assert center[2] == 0.0 and np.all(center[[0, 1, 3, 4, 5]] > 90)
+    # integer rows: a floored center
+    center = _center_of(np.rint(Z), (np.rint(Z) ** 2).sum(axis=1), integral=True)
+    np.testing.assert_array_equal(center, np.floor(center))
+
+
+def test_the_shift_leaves_fewer_candidates_to_the_reference_distances(rng, monkeypatch):
+    # what the shift is for: far from the origin, the unshifted float32 proxy's error covers
+    # many near neighbours, which then need their reference distances; shifted, few do
+    import mlneighbors.neighbors._distance as distance
+    import mlneighbors.neighbors._proxy as proxy
+
+    X = rng.standard_normal((600, 20)) + 200.0
+    Q = rng.standard_normal((100, 20)) + 200.0
+    pairs = []
+    real = distance.Reference.pair_distances
+
+    def counted(self, Qp, rows, cols, budget):
+        pairs.append(len(rows))
+        return real(self, Qp, rows, cols, budget)
+
+    monkeypatch.setattr(distance.Reference, "pair_distances", counted)
+    shifted = ExactIndex().build(X)._query(Q, 10, sets=True)[1]
+    n_shifted = sum(pairs)
+    pairs.clear()
+    monkeypatch.setattr(proxy, "_center_of", lambda X, sq, integral: None)
+    plain = ExactIndex().build(X)._query(Q, 10, sets=True)[1]
+    np.testing.assert_array_equal(np.sort(shifted, axis=1), np.sort(plain, axis=1))
+    assert n_shifted * 10 < sum(pairs)
+
+
+def test_the_shift_in_tiles_and_the_symmetric_leave_one_out(rng, small_tiles, monkeypatch):
+    from mlneighbors.neighbors import loo_kneighbors
+
+    monkeypatch.setattr(small_tiles, "_LOO_MIN_BLOCK", 16)
+    monkeypatch.setattr(small_tiles, "_LOO_BLOCKS", 16)
+    X = offset_data(rng, 203, 6, integer=False)
+    Q = X[:40] + 0.01
+    index = ExactIndex().build(X)
+    assert index._model.center is not None
+    assert index._loo_query(X, None, 4) is not None  # the symmetric path answers
+    for k in (1, 9):
+        np.testing.assert_array_equal(index.query(Q, k)[1], twin_kneighbors(X, Q, k)[1])
+        ref = twin_kneighbors(X, X, k, exclude=np.arange(len(X)))
+        got = loo_kneighbors(index, X, k)
+        np.testing.assert_array_equal(got[1], ref[1])
+        np.testing.assert_array_equal(got[0], ref[0])

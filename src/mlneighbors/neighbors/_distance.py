@@ -32,9 +32,10 @@ Matrix = np.ndarray | sp.csr_matrix
 _PAIR_CHUNK_BYTES = CACHE_BYTES["pair_chunk"]
 
 
-def row_norms_sq(X: Matrix) -> np.ndarray:
+def row_norms_sq(X: Matrix, center: np.ndarray | None = None) -> np.ndarray:
     """Squared row norms in float64 (dense: numpy row sum; sparse: sum in column order).
-    Float32 rows are summed in float64: the numbers of their float64 copy."""
+    Float32 rows are summed in float64: the numbers of their float64 copy.  ``center``
+    (dense rows only): the norms of ``X - center``, the difference rounded in float64."""
     if sp.issparse(X):
         rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
         return np.bincount(rows, weights=X.data * X.data, minlength=X.shape[0])
@@ -42,8 +43,13 @@ def row_norms_sq(X: Matrix) -> np.ndarray:
     out = np.empty(X.shape[0])
     step = max(1, _PAIR_CHUNK_BYTES // (8 * max(1, X.shape[1])))
     for a in range(0, X.shape[0], step):
-        part = X[a : a + step].astype(np.float64, copy=False)
-        out[a : a + step] = (part * part).sum(axis=1)
+        if center is None:
+            part = X[a : a + step].astype(np.float64, copy=False)
+            out[a : a + step] = (part * part).sum(axis=1)
+        else:  # one temporary, squared in place
+            part = X[a : a + step] - center
+            part *= part
+            out[a : a + step] = part.sum(axis=1)
     return out
 
 

@@ -278,7 +278,7 @@ class ExactIndex(BaseIndex):
             self._max_l1 = float(np.max(l1))
             self._strategy = "pairwise"
             return
-        model = self._model = ProxyModel(X, self._ref, self.precision)
+        model = self._model = ProxyModel(X, self._ref, self.precision, shift=True)
         dtype = self._dtype = model.dtype
         self._strategy = self._pick_strategy(X)
         if self._strategy == "sparse":
@@ -634,13 +634,19 @@ class ExactIndex(BaseIndex):
 
     def _query_rows(self, qb: Matrix, terms: QueryTerms) -> np.ndarray:
         """The prepared queries as the GEMM of the dense strategy takes them: the columns of
-        ``_Xa`` (``_support``), scaled by the query factor, and the extra column (euclidean)."""
+        ``_Xa`` (``_support``), shifted and scaled by the query factor, and the extra column
+        (euclidean)."""
         model = self._model
         cols = getattr(self, "_cols", None)  # (indexes saved before it have every column)
         width = self._Xa.shape[1] - model.extra
         part = qb if cols is None else qb[:, cols]
         qa = np.empty((qb.shape[0], width + model.extra), dtype=self._dtype)
-        qa[:, :width] = (part.toarray() if sp.issparse(part) else part) * model.query_factor(terms)
+        if getattr(model, "center", None) is None:
+            qa[:, :width] = (part.toarray() if sp.issparse(part) else part) * model.query_factor(terms)
+        else:  # dense rows (a center is only taken for them)
+            part = model.shifted(part, cols)
+            part *= model.query_factor(terms)
+            qa[:, :width] = part
         if model.extra:
             qa[:, width] = terms.w
         return qa

@@ -56,6 +56,30 @@ def is_integral(X: Matrix) -> bool:
     return True
 
 
+#: rows of the indexed data that :func:`_center_of` looks at, at most
+_CENTER_SAMPLE = 256
+
+
+def _center_of(X: np.ndarray, sq: np.ndarray, integral: bool) -> np.ndarray | None:
+    """A point near the middle of dense rows ``X`` (the mean of a strided sample of rows;
+    floored on integer data, so that shifted integers stay integers) when the rows are much
+    nearer to it than to the origin, else None.
+
+    Distances do not change when every row and query is shifted by the same point, but the
+    proxy's rounding error grows with the norms (``||x||^2 + 2 ||q|| ||x||``): features that
+    all sit far from zero (emotions' rhythm and timbre statistics: median norm 181, 26 around
+    their mean, neighbours at distance 7) leave most near neighbours inside the bound of one
+    another, to be settled by reference distances.  A column that is zero in every row gets
+    0 (the GEMM leaves such columns out, ``ExactIndex._support``).  ``sq``: the squared row
+    norms (the mean squared norm around the center follows from theirs, no second pass)."""
+    mean = X[:: max(1, X.shape[0] // _CENTER_SAMPLE)].mean(axis=0, dtype=np.float64)
+    center = np.floor(mean) if integral else mean
+    raw = float(sq.mean())
+    around = raw - 2 * float(center @ mean) + float(center @ center)
+    # half the typical norm: a quarter of the typical proxy error, or not worth the shift
+    return center if around < raw / 4 else None
+
+
 def _scale_of(max_norm: float) -> float:
     """A power of two bringing ``max_norm`` into (1/2, 1]: exact, so it changes no ranking."""
     if max_norm == 0.0 or not math.isfinite(max_norm):
@@ -87,6 +111,11 @@ class ProxyModel:
     precision : {"float32", "float64"}
         Requested precision of the GEMM; float64 is used where the float32 bound would be
         useless (more than about 260,000 features).
+    shift : bool, default=False
+        Euclidean dense rows only: let the proxy work on the rows and queries shifted by a
+        point near the middle of the data (``center``), where that makes the norms much
+        smaller (:func:`_center_of`); the caller multiplies ``scaled_rows`` and queries
+        through :meth:`shifted`.
 
     Attributes
     ----------
@@ -98,13 +127,16 @@ class ProxyModel:
         Largest row norm, scaled.
     integral : bool
         Euclidean integer data small enough that the proxy of integer queries is exact.
+    center : ndarray of shape (n_features,) or None
+        The point subtracted from rows and queries before the GEMM (``shift``), or None.
+        The norms above are those of the shifted rows.
     row_sq : ndarray of shape (n_samples,) or None
         Squared row norms, scaled (the extra column of the euclidean GEMM).
     extra : int
         1 for euclidean (the GEMM carries the squared norm as one more column), else 0.
     """
 
-    def __init__(self, X: Matrix, ref: Reference, precision: str) -> None:
+    def __init__(self, X: Matrix, ref: Reference, precision: str, *, shift: bool = False) -> None:
         d = X.shape[1]
         self.metric = ref.metric
         self.n_features = d
@@ -113,10 +145,16 @@ class ProxyModel:
             dtype = np.dtype(np.float64)  # the float32 error bound would be useless
         self.dtype = dtype
         self._data = ref.X  # normalised rows for cosine
+        self.center = None
         if self.metric == "euclidean":
+            integral = is_integral(X)
             sq = row_norms_sq(X)
+            if shift and not sp.issparse(X):
+                self.center = _center_of(X, sq, integral)
+                if self.center is not None:
+                    sq = row_norms_sq(X, self.center)
             max_norm = math.sqrt(float(sq.max()))
-            self.integral = is_integral(X) and sq.max() < EXACT_INT[dtype] / 4
+            self.integral = integral and sq.max() < EXACT_INT[dtype] / 4
             self.scale = 1.0 if self.integral else _scale_of(max_norm)
             self.max_norm = max_norm * self.scale
             self.row_sq = sq * (self.scale * self.scale)
@@ -129,10 +167,23 @@ class ProxyModel:
             self.extra = 0
 
     def scaled_rows(self, a: int, b: int) -> Matrix:
-        """Rows ``a:b`` of the indexed data as the GEMM sees them (scaled; not yet cast),
-        in the data's own format."""
+        """Rows ``a:b`` of the indexed data as the GEMM sees them (shifted, scaled; not yet
+        cast), in the data's own format."""
         part = self._data if (a, b) == (0, self._data.shape[0]) else self._data[a:b]
-        return part * self.scale if self.scale != 1.0 else part
+        center = getattr(self, "center", None)  # (indexes saved before it have none)
+        if center is None:
+            return part * self.scale if self.scale != 1.0 else part
+        part = part - center  # float64 (float32 rows too)
+        part *= self.scale  # in place: one temporary, as without the shift
+        return part
+
+    def shifted(self, part: np.ndarray, cols: np.ndarray | None = None) -> np.ndarray:
+        """Dense query values ``part`` (the columns ``cols`` of the queries, or all) shifted
+        by the center, float64; a new array the caller may scale in place."""
+        center = getattr(self, "center", None)
+        if center is None:
+            return part.astype(np.float64)
+        return np.subtract(part, center if cols is None else center[cols], dtype=np.float64)
 
     def terms(self, qb: Matrix) -> QueryTerms:
         """Norms and block factor of prepared queries (``Reference.prepare``)."""
@@ -140,7 +191,7 @@ class ProxyModel:
         if self.metric == "cosine":  # rows of qb are already normalised; norms <= 1
             qnorm = np.sqrt(row_norms_sq(qb))
             return QueryTerms(qnorm * qnorm, qnorm, float(qnorm.max()), 1.0)
-        qsq = row_norms_sq(qb) * (s * s)  # scaling by a power of two is exact
+        qsq = row_norms_sq(qb, getattr(self, "center", None)) * (s * s)  # scaling by a power of two is exact
         qnorm = np.sqrt(qsq)
         top = float(qnorm.max())
         # a query far larger than the data: scale the block down (a power of 4) so the
@@ -156,7 +207,9 @@ class ProxyModel:
 
     def exact_proxy(self, terms: QueryTerms, qb: Matrix) -> bool:
         """Whether the proxy of this block is exact (integer data, integer queries, every
-        partial sum below the precision's integer range)."""
+        partial sum below the precision's integer range).  ``qb``: the queries themselves,
+        not shifted (a shifted value can round to an integer; the center of integer data is
+        an integer, so shifted integers are the same integers moved)."""
         M = self.max_norm
         return (
             self.integral
@@ -174,6 +227,10 @@ class ProxyModel:
         gamma = (d + 1) * u / (1 - (d + 1) * u)
         c_round = 1.01 * (gamma * (1 + 2 * u + u * u) + 3 * u)
         c_ref = 4 * (d + 16) * U[np.dtype(np.float64)]
+        if getattr(self, "center", None) is not None:
+            # the shift rounds each value of x - c and q - c in float64 (relative u64): the
+            # squared distance of the rounded pair differs by at most 2.01 u64 (||q|| + ||x||)^2
+            c_ref += 3 * U[np.dtype(np.float64)]
         tiny = (d + 2) * 2.0**-100
         M = self.max_norm
         s = self.scale
