@@ -428,3 +428,42 @@ def test_the_shift_in_tiles_and_the_symmetric_leave_one_out(rng, small_tiles, mo
         got = loo_kneighbors(index, X, k)
         np.testing.assert_array_equal(got[1], ref[1])
         np.testing.assert_array_equal(got[0], ref[0])
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_zero_query_among_rows_of_one_norm(rng, metric, dtype, monkeypatch):
+    # normalised rows (text): a zero query is at distance 1 from every row up to the last
+    # bits, so its candidates are all the rows; their distances come from a cached look-up,
+    # the same numbers as the pair distances, bit for bit
+    from mlneighbors.neighbors import loo_kneighbors
+    from mlneighbors.neighbors._base import search
+    from mlneighbors.neighbors._distance import Reference
+
+    X = np.abs(rng.standard_normal((300, 12)))
+    X /= np.linalg.norm(X, axis=1)[:, None]
+    X[[7, 150]] = 0.0  # zero rows: their leave-one-out queries are zero too
+    X = X.astype(dtype)
+    Q = np.vstack([np.zeros((2, 12)), X[:5] * 0.5])
+    looked_up = []
+    real = Reference.from_origin
+    monkeypatch.setattr(Reference, "from_origin", lambda self, budget: looked_up.append(1) or real(self, budget))
+    index = ExactIndex(metric=metric).build(X)
+    for k in (1, 10, 299):
+        dist, idx = index.query(Q, k)
+        ref_dist, ref_idx = twin_kneighbors(X, Q, k, metric)
+        np.testing.assert_array_equal(idx, ref_idx)
+        np.testing.assert_array_equal(dist, ref_dist)
+        sets = search(index, Q, k, validated=True, order=False)
+        np.testing.assert_array_equal(np.sort(sets, axis=1), np.sort(ref_idx, axis=1))
+        ref = twin_kneighbors(X, X, k, metric, exclude=np.arange(len(X)))
+        got = loo_kneighbors(index, X, k)
+        np.testing.assert_array_equal(got[1], ref[1])
+        np.testing.assert_array_equal(got[0], ref[0])
+    if metric == "euclidean":  # (cosine and manhattan bound a zero query tightly enough)
+        assert looked_up
+    # the look-up is the pair distances' own numbers
+    ref = index._ref
+    np.testing.assert_array_equal(
+        ref.from_origin(1 << 20), ref._pairs(np.zeros((1, 12)), np.zeros(300, dtype=np.intp), np.arange(300))
+    )
