@@ -35,7 +35,6 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from ._targets import validate_training_data
-from .neighbors import check_scale
 from .neighbors._capabilities import get_capabilities
 from .neighbors._dask import check_dask_matrix, is_dask_array
 
@@ -178,9 +177,7 @@ def training_data(estimator: Any, X: Any, y: Any) -> tuple[Any, np.ndarray, np.n
     """
     if is_dask_array(X):
         return validate_dask_training_data(estimator, X, y)
-    X, Y, classes, y_dtype = validate_training_data(estimator, X, y)
-    check_scale(X, "X")
-    return X, Y, classes, y_dtype
+    return validate_training_data(estimator, X, y, scale=True)
 
 
 def validate_dask_training_data(

@@ -24,7 +24,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import validate_data
 
 from .neighbors._base import FLOAT_DTYPES, float_rows
-from .neighbors._distance import finite_top
+from .neighbors._distance import check_scale, finite_top
 
 __all__ = ["in_fit_order", "target_classes", "validate_training_data"]
 
@@ -67,9 +67,11 @@ def target_classes(classes: np.ndarray | None, y_dtype: Any, n_labels: int) -> A
 
 
 def validate_training_data(
-    estimator: Any, X: Any, y: Any
+    estimator: Any, X: Any, y: Any, *, scale: bool = False
 ) -> tuple[Any, np.ndarray, np.ndarray | None, np.dtype | None]:
-    """Validate ``X`` and a target; return ``(X, Y, classes, y_dtype)``.
+    """Validate ``X`` and a target; return ``(X, Y, classes, y_dtype)``.  ``scale``: check the
+    scale of ``X``'s values too (:func:`~mlneighbors.neighbors.check_scale`), from the extremes
+    that the fast path reads anyway.
 
     ``Y`` is an int8 (n, n_labels) 0/1 matrix, CSR when the target is sparse (the count
     models then never form an (n, n_labels) array). A 2-D 0/1 target is a label indicator:
@@ -83,7 +85,8 @@ def validate_training_data(
             f"{type(estimator).__name__} requires y to be passed, but the target y is None"
         )
     _refuse_label_lists(y)
-    if _plain_arrays(X, y):  # as validation would leave them: what it records, without its cost
+    top = _plain_top(X, y)
+    if top is not None:  # as validation would leave them: what it records, without its cost
         estimator.__dict__.pop("feature_names_in_", None)
         estimator.n_features_in_ = X.shape[1]
     else:
@@ -98,6 +101,8 @@ def validate_training_data(
             ensure_min_samples=2,
         )
     X = float_rows(X)
+    if scale:
+        check_scale(X, "X", top=top)
     if sp.issparse(y):
         y = sp.csr_matrix(y)
     if _is_indicator(y):
@@ -132,15 +137,17 @@ def validate_training_data(
     return X, Y, binarizer.classes_, None
 
 
-def _plain_arrays(X: Any, y: Any) -> bool:
-    """Whether ``X`` is a finite float array of at least 2 rows and 1 column and ``y`` a finite
-    numeric array of as many rows (1-D, or 2-D with a column at least): what scikit-learn's
-    validation of ``fit`` returns unchanged (tens of microseconds, a small job's share)."""
+def _plain_top(X: Any, y: Any) -> float | None:
+    """The largest magnitude in ``X`` when ``X`` is a finite float array of at least 2 rows and
+    1 column and ``y`` a finite numeric array of as many rows (1-D, or 2-D with a column at
+    least): what scikit-learn's validation of ``fit`` returns unchanged (tens of microseconds,
+    a small job's share); else None."""
     if not (type(X) is np.ndarray and X.ndim == 2 and X.dtype in FLOAT_DTYPES and X.shape[0] >= 2 and X.shape[1]
             and type(y) is np.ndarray and y.dtype.kind in "biuf" and len(y) == len(X)
             and (y.ndim == 1 or (y.ndim == 2 and y.shape[1]))):
-        return False
-    return finite_top(X) is not None and (y.dtype.kind != "f" or finite_top(y) is not None)
+        return None
+    top = finite_top(X)
+    return top if top is not None and (y.dtype.kind != "f" or finite_top(y) is not None) else None
 
 
 def _refuse_label_lists(y: Any) -> None:

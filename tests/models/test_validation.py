@@ -206,6 +206,8 @@ def test_values_whose_squares_overflow_are_refused(model, rng):
     X, Y, Q = _small(rng)
     with pytest.raises(ValueError, match=r"magnitude above 2\*\*500"):
         clone(model).fit(X * 1e200, Y)
+    with pytest.raises(ValueError, match=r"magnitude above 2\*\*500"):  # through scikit-learn's validation
+        clone(model).fit((X * 1e200).tolist(), Y)
     fitted = clone(model).fit(X, Y)
     with pytest.raises(ValueError, match=r"magnitude above 2\*\*500"):
         fitted.predict(Q * 1e200)
