@@ -597,6 +597,21 @@ def test_the_exact_costs_are_measured_once_and_cached(monkeypatch, tmp_path):
     assert _auto.exact_costs() == (0.02, 7.0)
 
 
+def test_the_costs_are_kept_apart_for_other_blas_kernels(monkeypatch):
+    """One CPU runs the GEMM at two speeds when its BLAS picks other kernels (OpenBLAS's AVX2
+    "Haswell" or AVX-512 "SkylakeX", by CPU model or ``OPENBLAS_CORETYPE``): each has its costs."""
+    import threadpoolctl
+
+    def kernels(name):
+        return lambda: [{"user_api": "blas", "architecture": name}, {"user_api": "openmp"}]
+
+    monkeypatch.setattr(threadpoolctl, "threadpool_info", kernels("Haswell"))
+    avx2 = _auto._machine_key()
+    monkeypatch.setattr(threadpoolctl, "threadpool_info", kernels("SkylakeX"))
+    avx512 = _auto._machine_key()
+    assert avx2 != avx512 and "SkylakeX" in avx512
+
+
 def test_the_exact_costs_measured_here_are_plausible():
     mac, entry = _auto.measure_exact_costs(repeats=1)
     # a float32 multiply-add per core: 0.001 ns (1 TFLOP/s) to 1 ns; a selection pass a few ns

@@ -200,6 +200,15 @@ def _machine_key() -> str:
         blas = f"{info.get('name', '')} {info.get('version', '')}"
     except AttributeError:  # numpy < 1.26 has no CONFIG
         pass
+    # the kernels the BLAS picked at run time (OpenBLAS: "Haswell" AVX2, "SkylakeX" AVX-512...;
+    # it picks by CPU model, or as OPENBLAS_CORETYPE says): on one CPU they differ by 1.6x
+    try:
+        from threadpoolctl import threadpool_info
+
+        kernels = sorted({str(lib.get("architecture")) for lib in threadpool_info() if lib.get("user_api") == "blas"})
+        blas += f" {'/'.join(kernels)}" if kernels else ""
+    except Exception:  # the key only loses a detail
+        pass
     return f"{cpu} | {os.cpu_count()} cpus | numpy {np.__version__} | {blas} | probe {_PROBE_VERSION}"
 
 
