@@ -140,3 +140,21 @@ def test_auto_forwards_sets_to_the_exact_search_it_picked(rng):
     assert_same_sets(idx, twin_kneighbors(X, X[:40], 6)[1])
     ref = twin_kneighbors(X, X, 6, exclude=np.arange(len(X)))[1]
     assert_same_sets(loo_kneighbors(index, X, 6, validated=True, order=False), ref)
+
+
+def test_sets_of_rows_the_caller_did_not_validate(rng, monkeypatch):
+    # search(..., order=False) on a user's rows (a list here) validates them as query does,
+    # then asks for sets all the same; so does the leave-one-out
+    X = tricky_data(rng, 200, 5)
+    Q = tricky_queries(rng, X, 30)
+    index = ExactIndex().build(X)
+    asked = []
+    real = ExactIndex._query
+    monkeypatch.setattr(ExactIndex, "_query",
+                        lambda self, Q, k, sets=False: asked.append(sets) or real(self, Q, k, sets))
+    assert_same_sets(search(index, Q.tolist(), 7, order=False), twin_kneighbors(X, Q, 7)[1])
+    assert_same_sets(loo_kneighbors(index, X, 7, order=False),
+                     twin_kneighbors(X, X, 7, exclude=np.arange(len(X)))[1])
+    assert asked == [True, True]
+    with pytest.raises(ValueError, match="features"):
+        search(index, Q[:, :3], 7, order=False)

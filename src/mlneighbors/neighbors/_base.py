@@ -210,14 +210,16 @@ def build_index(index: Any, X: Any, *, validated: bool = False) -> Any:
 
 
 def _search(index: Any, Q: Any, k: int, validated: bool, sets: bool) -> tuple[np.ndarray, np.ndarray]:
-    plain = isinstance(index, BaseIndex) and type(index).query is BaseIndex.query
-    if not (validated and plain and canonical_rows(index, Q) and hasattr(index, "n_samples_fit_")):
+    if not (isinstance(index, BaseIndex) and type(index).query is BaseIndex.query):
         return index.query(Q, k)
-    k = check_k(k, index.n_samples_fit_)
-    if Q.shape[1] != index.n_features_in_:
-        raise ValueError(
-            f"Q has {Q.shape[1]} features, but the index was built on X with {index.n_features_in_} features"
-        )
+    if validated and canonical_rows(index, Q) and hasattr(index, "n_samples_fit_"):
+        k = check_k(k, index.n_samples_fit_)
+        if Q.shape[1] != index.n_features_in_:
+            raise ValueError(
+                f"Q has {Q.shape[1]} features, but the index was built on X with {index.n_features_in_} features"
+            )
+    else:  # what query checks (and an unbuilt index refuses)
+        Q, k = index._checked_query(Q, k)
     return index._query(Q, k, sets=True) if sets and answers_sets(index) else index._query(Q, k)
 
 
