@@ -114,14 +114,19 @@ def loo_kneighbors(
         dist, idx = found[0], check_rows(found[1], len(queried), k + 1, n, index)
     else:
         dist, idx = check_result(*found, len(queried), k + 1, n, index)
-    repeated = np.flatnonzero((idx == queried[:, None]).sum(axis=1) > 1)
-    if repeated.size:
-        i = repeated[0]
+    own = idx == queried[:, None]
+    times = own.sum(axis=1)
+    if times.max(initial=0) > 1:
+        i = int(np.flatnonzero(times > 1)[0])
         raise ValueError(
             f"the index returned row {queried[i]} more than once among its own neighbours "
             f"{idx[i].tolist()}; a row may appear once (leave-one-out removes it)"
         )
-    dist, idx = drop_self(dist, idx, queried, k)
+    if times.min(initial=1) == 1:  # every row among its own k + 1 (the rule): the others, in order
+        keep = ~own
+        dist, idx = dist[keep].reshape(-1, k), idx[keep].reshape(-1, k)
+    else:
+        dist, idx = drop_self(dist, idx, queried, k)
     return (dist, idx) if order else idx
 
 
