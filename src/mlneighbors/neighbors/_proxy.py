@@ -179,11 +179,8 @@ class ProxyModel:
 
     def shifted(self, part: np.ndarray, cols: np.ndarray | None = None) -> np.ndarray:
         """Dense query values ``part`` (the columns ``cols`` of the queries, or all) shifted
-        by the center, float64; a new array the caller may scale in place."""
-        center = getattr(self, "center", None)
-        if center is None:
-            return part.astype(np.float64)
-        return np.subtract(part, center if cols is None else center[cols], dtype=np.float64)
+        by the model's center (it has one), float64: a new array the caller may scale in place."""
+        return np.subtract(part, self.center if cols is None else self.center[cols], dtype=np.float64)
 
     def terms(self, qb: Matrix) -> QueryTerms:
         """Norms and block factor of prepared queries (``Reference.prepare``)."""
