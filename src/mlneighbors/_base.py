@@ -47,11 +47,10 @@ from ._dask import lazy_on_dask, training_data
 from ._index import IndexLifecycle
 from ._params import HasMethods, Instance, Integer, Options, validate_params
 from ._persist import VersionedState
-from ._targets import in_fit_order, target_classes
+from ._targets import in_fit_order, plain_rows_top, target_classes
 from .exceptions import LabelWarning, NeighborsWarning
 from .neighbors import check_result, check_scale, loo_kneighbors
 from .neighbors._base import FLOAT_DTYPES, answers_sets, check_rows, float_rows, search
-from .neighbors._distance import finite_top
 
 __all__ = ["CountTableModel", "KNeighborsMultilabelBase", "unseen_labels_message"]
 
@@ -190,14 +189,10 @@ class KNeighborsMultilabelBase(IndexLifecycle, VersionedState, MultiOutputMixin,
 
     def _validate_queries(self, X: Any) -> Any:
         check_is_fitted(self, "_fit_X")
-        if (type(X) is np.ndarray and X.ndim == 2 and X.dtype in FLOAT_DTYPES and X.shape[0] > 0
-                and X.shape[1] == self.n_features_in_ and "feature_names_in_" not in self.__dict__):
-            # a float array as validation would leave it: only finiteness and scale to check
-            # (scikit-learn's validation costs tens of microseconds, a small job's share)
-            top = finite_top(X)
-            if top is not None:
-                check_scale(X, "X", top=top)
-                return X
+        top = None if "feature_names_in_" in self.__dict__ else plain_rows_top(X)
+        if top is not None and X.shape[1] == self.n_features_in_:  # only the scale left to check
+            check_scale(X, "X", top=top)
+            return X
         X = float_rows(validate_data(self, in_fit_order(self, X), accept_sparse="csr", dtype=FLOAT_DTYPES,
                                      reset=False))
         check_scale(X, "X")

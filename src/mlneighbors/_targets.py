@@ -137,16 +137,23 @@ def validate_training_data(
     return X, Y, binarizer.classes_, None
 
 
-def _plain_top(X: Any, y: Any) -> float | None:
-    """The largest magnitude in ``X`` when ``X`` is a finite float array of at least 2 rows and
-    1 column and ``y`` a finite numeric array of as many rows (1-D, or 2-D with a column at
-    least): what scikit-learn's validation of ``fit`` returns unchanged (tens of microseconds,
-    a small job's share); else None."""
-    if not (type(X) is np.ndarray and X.ndim == 2 and X.dtype in FLOAT_DTYPES and X.shape[0] >= 2 and X.shape[1]
-            and type(y) is np.ndarray and y.dtype.kind in "biuf" and len(y) == len(X)
-            and (y.ndim == 1 or (y.ndim == 2 and y.shape[1]))):
+def plain_rows_top(X: Any, min_rows: int = 1) -> float | None:
+    """The largest magnitude in ``X`` when ``X`` is a finite float array of at least
+    ``min_rows`` rows and one column, as scikit-learn's validation would return it unchanged
+    (tens of microseconds, a small job's share); else None."""
+    if not (type(X) is np.ndarray and X.ndim == 2 and X.dtype in FLOAT_DTYPES and X.shape[0] >= min_rows
+            and X.shape[1]):
         return None
-    top = finite_top(X)
+    return finite_top(X)
+
+
+def _plain_top(X: Any, y: Any) -> float | None:
+    """:func:`plain_rows_top` of the training rows ``X`` (2 rows at least) when ``y`` is a finite
+    numeric array of as many rows (1-D, or 2-D with a column at least); else None."""
+    if not (type(X) is np.ndarray and X.ndim == 2 and type(y) is np.ndarray and y.dtype.kind in "biuf"
+            and len(y) == len(X) and (y.ndim == 1 or (y.ndim == 2 and y.shape[1]))):
+        return None
+    top = plain_rows_top(X, 2)
     return top if top is not None and (y.dtype.kind != "f" or finite_top(y) is not None) else None
 
 

@@ -37,7 +37,15 @@ from ._capabilities import Capabilities, get_capabilities
 from ._exact import _NS_SPARSE_MAC, _NS_SPARSE_OUT, _blas_single_thread
 from ._loo import loo_kneighbors
 from ._registry import BACKENDS, get_index
-from ._select import GROUP_SHARE, group_minima, group_survivors, kth_upper_bound, round_up, sort_entries, survivors
+from ._select import (
+    group_minima,
+    group_survivors,
+    kth_upper_bound,
+    round_up,
+    sort_entries,
+    survivor_limit,
+    survivors,
+)
 
 __all__ = ["APPROXIMATE", "AutoIndex", "Choice", "choose_backend", "exact_seconds", "approximate_seconds"]
 
@@ -167,7 +175,7 @@ def measure_exact_costs(*, repeats: int = 3) -> tuple[float, float]:
             middle = time.perf_counter()
             mins = group_minima(P, 11)
             thr = round_up(kth_upper_bound(P, 11, mins), P.dtype)
-            found = group_survivors(P, 11, mins, thr, limit=int(P.size * GROUP_SHARE))
+            found = group_survivors(P, 11, mins, thr, limit=survivor_limit(P))
             if found is None:  # as the engine: the mask
                 survivors(np.less_equal(P, thr[:, None], out=mask), P)
             else:

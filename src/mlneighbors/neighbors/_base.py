@@ -212,14 +212,7 @@ def build_index(index: Any, X: Any, *, validated: bool = False) -> Any:
 def _search(index: Any, Q: Any, k: int, validated: bool, sets: bool) -> tuple[np.ndarray, np.ndarray]:
     if not (isinstance(index, BaseIndex) and type(index).query is BaseIndex.query):
         return index.query(Q, k)
-    if validated and canonical_rows(index, Q) and hasattr(index, "n_samples_fit_"):
-        k = check_k(k, index.n_samples_fit_)
-        if Q.shape[1] != index.n_features_in_:
-            raise ValueError(
-                f"Q has {Q.shape[1]} features, but the index was built on X with {index.n_features_in_} features"
-            )
-    else:  # what query checks (and an unbuilt index refuses)
-        Q, k = index._checked_query(Q, k)
+    Q, k = index._checked_query(Q, k, rows_checked=validated and canonical_rows(index, Q))
     return index._query(Q, k, sets=True) if sets and answers_sets(index) else index._query(Q, k)
 
 
@@ -368,12 +361,16 @@ class BaseIndex(BaseEstimator):
         Q, k = self._checked_query(Q, k)
         return self._query(Q, k)
 
-    def _checked_query(self, Q: Any, k: int = 1) -> tuple[np.ndarray | sp.csr_matrix, int]:
-        """Validated queries and neighbour count (the checks of :meth:`query`)."""
+    def _checked_query(
+        self, Q: Any, k: int = 1, *, rows_checked: bool = False
+    ) -> tuple[np.ndarray | sp.csr_matrix, int]:
+        """Validated queries and neighbour count (the checks of :meth:`query`); ``rows_checked``:
+        the rows are as validation leaves them already (``search(..., validated=True)``)."""
         if not hasattr(self, "n_samples_fit_"):
             raise NotFittedError(f"This {type(self).__name__} is not built yet; call build(X) before query(Q, k).")
         k = check_k(k, self.n_samples_fit_)
-        Q = self._check_data(Q, name="Q")
+        if not rows_checked:
+            Q = self._check_data(Q, name="Q")
         if Q.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"Q has {Q.shape[1]} features, but the index was built on X with {self.n_features_in_} features"

@@ -65,7 +65,6 @@ from ._capabilities import Capabilities
 from ._distance import Matrix, Reference
 from ._proxy import Bounds, ProxyModel, QueryTerms, U, is_integral, rerank
 from ._select import (
-    GROUP_SHARE,
     SURVIVOR_BYTES,
     first_k,
     group_minima,
@@ -75,6 +74,7 @@ from ._select import (
     row_starts,
     sort_entries,
     survivor_chunks,
+    survivor_limit,
     survivors,
 )
 
@@ -560,7 +560,7 @@ class ExactIndex(BaseIndex):
             if mins.shape[1] >= k:  # this tile's bound: k of its entries are below it
                 ub = kth_upper_bound(P, k, mins)
                 np.minimum(thr, round_up(ub + bounds.slack(ub), dtype), out=thr)
-            part = group_survivors(P, k, mins, thr, limit=min(budget // SURVIVOR_BYTES, int(P.size * GROUP_SHARE)))
+            part = group_survivors(P, k, mins, thr, limit=survivor_limit(P, budget))
             if part is None:
                 r, c = np.nonzero(P <= thr[:, None])
                 part = (r, c, P[r, c])
@@ -609,8 +609,7 @@ class ExactIndex(BaseIndex):
         thr = round_up(ub + slack, P.dtype)
         # through the groups when they leave little to read again (long rows), else by one
         # comparison of the block (short rows, or many ties)
-        limit = min(budget // SURVIVOR_BYTES, int(P.size * GROUP_SHARE))
-        found = group_survivors(P, k, mins, thr, limit=limit, own=True)
+        found = group_survivors(P, k, mins, thr, limit=survivor_limit(P, budget), own=True)
         if found is not None:
             chunks = [((0, P.shape[0]), sort_entries(*found, n))]
         else:  # a large part of the rows tie: one mask, its survivors in chunks of rows

@@ -35,6 +35,13 @@ SURVIVOR_BYTES = 48
 GROUP_SHARE = 1 / 32
 
 
+def survivor_limit(P: np.ndarray, budget: int | None = None) -> int:
+    """The most entries :func:`group_survivors` may gather from block ``P``: its share of the
+    block (``GROUP_SHARE``), and what ``budget`` bytes of temporaries hold."""
+    limit = int(P.size * GROUP_SHARE)
+    return limit if budget is None else min(limit, budget // SURVIVOR_BYTES)
+
+
 def _groups(n: int, k: int) -> int:
     """Columns per group of a row of ``n`` values: at least ~4k groups, so that the k-th
     smallest group minimum is close to the k-th value."""
