@@ -215,6 +215,20 @@ def test_group_survivors_equal_the_mask(rng, n, levels):
         assert group_survivors(P, k, mins, thr, limit=0) is None  # too many to gather: the mask path
 
 
+@pytest.mark.parametrize("n", [7, 100, 1000])
+def test_group_minima_of_a_transposed_block(rng, n):
+    # axis=0: the minima of the strided row groups of every column, against a loop over the groups
+    from mlneighbors.neighbors._select import _groups, group_minima
+
+    U = rng.standard_normal((n, 13)).astype(np.float32)
+    for k in (1, 5):
+        g = _groups(n, k)
+        width = n // g
+        want = np.array([[U[j::width][:g, q].min() for j in range(width)] for q in range(13)]).T
+        np.testing.assert_array_equal(group_minima(U, k, axis=0), want)
+        np.testing.assert_array_equal(group_minima(U, k, axis=0), group_minima(np.ascontiguousarray(U.T), k).T)
+
+
 def test_many_ties_take_the_mask_path(rng):
     # rows that all tie (three distinct rows repeated): the groups would gather everything
     X = np.repeat(rng.integers(0, 2, size=(3, 6)).astype(np.float64), 400, axis=0)

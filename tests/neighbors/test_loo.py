@@ -152,6 +152,32 @@ def test_symmetric_loo_equals_twin(rng, monkeypatch, metric, integer, precision,
         np.testing.assert_array_equal(dist, ref_dist)
 
 
+@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
+def test_symmetric_loo_with_ties_past_the_budget(rng, monkeypatch, metric):
+    # eight distinct rows repeated: every entry of a block ties with the threshold, so the
+    # earlier blocks' columns (kept as their GEMMs gave them) and the block's own cannot be
+    # selected apart within the budget: the whole proxy rows are assembled and selected in
+    # chunks; the answer is still the twin's
+    import mlneighbors.neighbors._exact as exact
+
+    whole = []
+    select = exact.ExactIndex._select_block
+
+    def spy(self, qb, P, *args, before=None, **kwargs):
+        whole.append(before is None and P.shape[1] == len(X))
+        return select(self, qb, P, *args, before=before, **kwargs)
+
+    monkeypatch.setattr(exact.ExactIndex, "_select_block", spy)
+    X = rng.integers(0, 2, size=(8, 3)).astype(np.float64)[rng.integers(0, 8, 1600)] + 1.0
+    index = ExactIndex(metric=metric, working_memory=16, n_jobs=1).build(X)
+    assert index._loo_query(X, None, 3) is not None  # the symmetric path answers
+    assert sum(whole) > 1  # blocks after the first took the whole rows
+    dist, idx = loo_kneighbors(index, X, 6)
+    ref_dist, ref_idx = twin_kneighbors(X, X, 6, metric, exclude=np.arange(len(X)))
+    np.testing.assert_array_equal(idx, ref_idx)
+    np.testing.assert_array_equal(dist, ref_dist)
+
+
 def test_symmetric_loo_declines_what_it_cannot_do(rng, monkeypatch):
     import mlneighbors.neighbors._exact as exact
 

@@ -72,6 +72,7 @@ from ._select import (
     kth_upper_bound,
     round_up,
     row_starts,
+    row_value_order,
     sort_entries,
     survivor_chunks,
     survivor_limit,
@@ -415,8 +416,10 @@ class ExactIndex(BaseIndex):
 
         Row blocks are taken in order; block I's products with every block J >= I are
         computed (one GEMM each; each thread its share of block I's rows), and those with J > I
-        give block J's proxy columns of block I's rows at once (transposed while in the cache,
-        kept until block J), so that every proxy row is complete: ``||x_j||^2 - 2 x_i.x_j``
+        give block J's proxy columns of block I's rows at once (kept until block J as the GEMM
+        gives them, block I's rows along the first axis: block J reads them along their
+        columns, ``_select_split``, where a transposed copy cost 0.7 ns an entry), so that
+        every proxy row is complete: ``||x_j||^2 - 2 x_i.x_j``
         with ``-2 x_i.x_j`` from the GEMM of the rows scaled by -2 (exact) and the squared norm
         added in one rounding, within the error bound of the engine's proxy (``_proxy``: it
         allows the product, the rounded norm and one addition).  Then block I is selected and
@@ -447,61 +450,67 @@ class ExactIndex(BaseIndex):
         width = self._Xa.shape[1] - self._model.extra  # the columns kept (``_support``)
         A = self._Xa[:, :width]  # the scaled rows (the extra column holds their squared norms)
         sq = self._Xa[:, width] if self._model.extra else None
-        # the proxy columns of block I's rows for a later block J, written while block I's
-        # products are in the cache (block J reads them back as contiguous rows): (|J|, |I|)
+        # block J's proxy columns of block I's rows (I < J), as block I's GEMMs give them:
+        # (|I|, |J|), row i the proxies of J's rows against row i (block J reads them along
+        # its columns: nothing is transposed)
         ahead: dict[tuple[int, int], np.ndarray] = {}
-        P = np.empty((size, n), dtype=self._dtype)
+        P = np.empty((size, n), dtype=self._dtype)  # block I's proxy columns of the rows from i0
         part_rows = -(-size // n_threads)
 
-        def part(i0: int, a: int, b: int, cols: list[tuple[int, int, np.ndarray | None]]) -> None:
-            # this part's rows of block I: the columns of earlier blocks as they were left, the
-            # products with the blocks J >= I, its proxy rows, then selection as for a block of queries
+        def part(
+            i0: int, a: int, b: int, before: list[np.ndarray], later: list[tuple[int, int, np.ndarray | None]]
+        ) -> None:
+            # this part's rows of block I: the products with the blocks J >= I, written for
+            # block J (J > I) and, the norms of J's rows added, as this part's proxy columns of
+            # the rows from i0; those of earlier rows are in ``before``; then selection as for
+            # a block of queries
             lhs = A[a:b] * np.array(-2.0, dtype=A.dtype)  # exact (a power of two): the products come as -2 x_i.x_j
             D = np.empty((b - a, size), dtype=self._dtype)
-            for j0, j1, T in cols:
-                if j0 < i0:
-                    np.copyto(P[a - i0 : b - i0, j0:j1], T[a - i0 : b - i0])
-                    continue
+            rows = P[a - i0 : b - i0, : n - i0]
+            for j0, j1, T in later:
                 Dj = np.matmul(lhs, A[j0:j1].T, out=D[:, : j1 - j0])
-                self._proxy_from_dots(Dj, sq, j0, j1, P[a - i0 : b - i0, j0:j1])
-                if T is not None:  # a later block's columns of these rows
-                    self._proxy_from_dots(Dj.T, sq, a, b, T[:, a - i0 : b - i0])
+                if T is not None:  # block J's columns of these rows, as they come
+                    self._proxy_from_dots(Dj, sq, a, b, T[a - i0 : b - i0], rows=True)
+                self._proxy_from_dots(Dj, sq, j0, j1, rows[:, j0 - i0 : j1 - i0])
             qb = self._ref.prepare(X[a:b])
             bounds = self._model.bounds(self._model.terms(qb), qb, _FIRST_PASS_SLACK)
-            self._select_block(qb, P[a - i0 : b - i0], bounds, m, rest, dist[a:b], idx[a:b], [None, None], sets)
+            split = [T[:, a - i0 : b - i0] for T in before]
+            self._select_block(qb, rows, bounds, m, rest, dist[a:b], idx[a:b], [None, None], sets, before=split)
 
         pool = _thread_pool(n_threads) if n_threads > 1 else None
         blas = _blas_single_thread() if pool is not None else nullcontext()  # workers: one BLAS thread each
         with task("neighbour search", total=n, unit="rows") as progress, blas:
             for i0 in blocks:
                 i1 = min(i0 + size, n)
-                cols: list[tuple[int, int, np.ndarray | None]] = []
+                before = [ahead.pop((j0, i0)) for j0 in blocks if j0 < i0]
+                later: list[tuple[int, int, np.ndarray | None]] = []
                 for j0 in blocks:
-                    j1 = min(j0 + size, n)
-                    if j0 < i0:
-                        cols.append((j0, j1, ahead.pop((i0, j0))))
-                    elif j0 == i0:
-                        cols.append((j0, j1, None))
-                    else:
-                        ahead[(j0, i0)] = T = np.empty((j1 - j0, i1 - i0), dtype=self._dtype)
-                        cols.append((j0, j1, T))
+                    if j0 >= i0:
+                        j1 = min(j0 + size, n)
+                        T = None if j0 == i0 else np.empty((i1 - i0, j1 - j0), dtype=self._dtype)
+                        if T is not None:
+                            ahead[(i0, j0)] = T
+                        later.append((j0, j1, T))
                 parts = [(a, min(a + part_rows, i1)) for a in range(i0, i1, part_rows)]
                 if pool is None:
                     for a, b in parts:
-                        part(i0, a, b, cols)
+                        part(i0, a, b, before, later)
                 else:  # one part per thread, each with a one-thread BLAS
-                    for future in [pool.submit(part, i0, a, b, cols) for a, b in parts]:
+                    for future in [pool.submit(part, i0, a, b, before, later) for a, b in parts]:
                         future.result()
                 progress.advance(i1 - i0)
         return dist, idx
 
-    def _proxy_from_dots(self, D: np.ndarray, sq: np.ndarray | None, j0: int, j1: int, out: np.ndarray) -> None:
+    def _proxy_from_dots(
+        self, D: np.ndarray, sq: np.ndarray | None, j0: int, j1: int, out: np.ndarray, rows: bool = False
+    ) -> None:
         """Proxy values ``||x_j||^2 - 2 x_i.x_j`` (euclidean; ``-2 x_i.x_j`` cosine) of the rows
-        ``j0:j1`` from their products ``D = -2 x_i.x_j`` with a block of queries, into ``out``."""
+        ``j0:j1`` from their products ``D = -2 x_i.x_j`` with a block of queries, into ``out``
+        (``rows``: the indexed rows ``j0:j1`` are D's rows, the queries its columns)."""
         if sq is None:
             np.copyto(out, D)
         else:
-            np.add(D, sq[j0:j1], out=out)
+            np.add(D, sq[j0:j1, None] if rows else sq[j0:j1], out=out)
 
     def _search_block(
         self,
@@ -599,9 +608,17 @@ class ExactIndex(BaseIndex):
         idx: np.ndarray,
         buffers: list[np.ndarray | None],
         sets: bool = False,
+        before: list[np.ndarray] | None = None,
     ) -> None:
         """The k nearest rows of the prepared queries ``qb`` from their proxy block ``P``
-        (b, n), written into ``dist`` and ``idx`` (b, k) (``sets``: see ``_query``)."""
+        (b, n), written into ``dist`` and ``idx`` (b, k) (``sets``: see ``_query``).
+
+        ``before``: the block's first columns, in blocks stored transposed (the symmetric
+        leave-one-out's products of earlier blocks, as their GEMMs gave them); ``P`` then
+        holds the columns after them."""
+        if before:
+            self._select_split(qb, before, P, bounds, k, budget, dist, idx, sets)
+            return
         n = P.shape[1]
         mins = group_minima(P, k)
         ub = kth_upper_bound(P, k, mins)
@@ -630,6 +647,57 @@ class ExactIndex(BaseIndex):
             dist[c0:c1], idx[c0:c1] = rerank(self._ref, qb, cand, k, bounds, rows=(c0, c1),
                                              covered=thr[c0:c1].astype(np.float64), slack=slack[c0:c1],
                                              rescan=rescan, budget=budget, sets=sets)
+
+    def _select_split(
+        self, qb: Matrix, before: list[np.ndarray], P: np.ndarray, bounds: Bounds, k: int, budget: int,
+        dist: np.ndarray, idx: np.ndarray, sets: bool
+    ) -> None:
+        """:meth:`_select_block` of the proxy block ``[T.T for T in before] | P`` without
+        assembling it (``before``: blocks of columns stored transposed, of one number of
+        rows).  The row groups of the elementwise minimum of the ``before`` blocks and the
+        column groups of ``P`` are disjoint groups of entries: the k-th least of all their
+        minima bounds the k-th proxy, and each piece keeps its entries under the threshold."""
+        b = P.shape[0]
+        starts = np.cumsum([0] + [len(T) for T in before])
+        i0 = int(starts[-1])
+        n = i0 + P.shape[1]
+        least = before[0].copy()
+        for T in before[1:]:
+            np.minimum(least, T, out=least)
+        # the minima of disjoint groups of entries, all of them: k of them bound the k-th
+        mins = np.concatenate([group_minima(least, k, axis=0).T, group_minima(P, k)], axis=1)
+        whole = lambda: np.concatenate([T.T for T in before] + [P], axis=1)  # noqa: E731
+        if mins.shape[1] < k:  # fewer groups than k (k near n): the whole block
+            self._select_block(qb, whole(), bounds, k, budget, dist, idx, [None, None], sets)
+            return
+        ub = kth_upper_bound(P, k, mins)
+        slack = bounds.slack(ub)
+        thr = round_up(ub + slack, P.dtype)
+        masks = [T <= thr for T in before] + [P <= thr[:, None]]
+        if sum(np.count_nonzero(mask) for mask in masks) * SURVIVOR_BYTES > budget:  # many ties: in chunks
+            self._select_block(qb, whole(), bounds, k, budget, dist, idx, [None, None], sets)
+            return
+        found = []
+        for T, mask, j0 in zip(before, masks, starts, strict=False):  # (indexed row, query) pairs
+            c, r = np.divmod(np.flatnonzero(mask), b)
+            found.append((r, c + j0, T[c, r]))
+        r, c = np.divmod(np.flatnonzero(masks[-1]), P.shape[1])
+        found.append((r, c + i0, P[r, c]))
+        # by row, then column: the pieces in column order, each in column order within a row
+        r, c, v = (np.concatenate(x) for x in zip(*found, strict=True))
+        order = row_value_order(r, v)
+        cand = r[order], c[order], v[order]
+        if bounds.from_proxy is not None:
+            dist[:], idx[:] = exact_first_k(cand, k, bounds, 0, b)
+            return
+
+        def rescan(short: np.ndarray, thr2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            rows = np.concatenate([T[:, short].T for T in before] + [P[short]], axis=1)
+            flat = np.flatnonzero(rows <= round_up(thr2, P.dtype)[:, None])
+            return short[flat // n], flat % n
+
+        dist[:], idx[:] = rerank(self._ref, qb, cand, k, bounds, rows=(0, b), covered=thr.astype(np.float64),
+                                 slack=slack, rescan=rescan, budget=budget, sets=sets)
 
     def _query_rows(self, qb: Matrix, terms: QueryTerms) -> np.ndarray:
         """The prepared queries as the GEMM of the dense strategy takes them: the columns of
