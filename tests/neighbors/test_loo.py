@@ -178,6 +178,44 @@ def test_symmetric_loo_with_ties_past_the_budget(rng, monkeypatch, metric):
     np.testing.assert_array_equal(dist, ref_dist)
 
 
+@pytest.mark.parametrize("offset", [0.0, 500.0])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_indexed_rows_terms_are_the_queries_terms(rng, offset, dtype):
+    # the symmetric leave-one-out takes its queries' norms from the build (indexed_terms):
+    # the same numbers, bit for bit, as computing them from the rows (shifted rows too)
+    X = (rng.standard_normal((300, 7)) + offset).astype(dtype)
+    index = ExactIndex().build(X)
+    model = index._model
+    assert (model.center is not None) == bool(offset)
+    for a, b in [(0, 300), (17, 123)]:
+        got, want = model.indexed_terms(a, b), model.terms(index._ref.prepare(X[a:b]))
+        np.testing.assert_array_equal(got.qsq, want.qsq)
+        np.testing.assert_array_equal(got.qnorm, want.qnorm)
+        assert (got.top, got.w) == (want.top, want.w)
+
+
+def test_symmetric_loo_of_integers_checks_no_block(rng, monkeypatch):
+    # the indexed rows are integers when the data are: the leave-one-out's blocks are not read
+    # again to find it out, and the exact proxy answers
+    import mlneighbors.neighbors._exact as exact
+    import mlneighbors.neighbors._proxy as proxy
+
+    monkeypatch.setattr(exact, "_LOO_MIN_BLOCK", 16)
+    X = tricky_data(rng, 200, 5, integer=True)
+    index = ExactIndex().build(X)
+    assert index._model.integral and index._loo_query(X, None, 3) is not None
+    checked = []
+    is_integral = proxy.is_integral
+    monkeypatch.setattr(proxy, "is_integral", lambda A: checked.append(A.shape) or is_integral(A))
+    dist, idx = loo_kneighbors(index, X, 4)
+    assert not checked
+    ref_dist, ref_idx = twin_kneighbors(X, X, 4, exclude=np.arange(len(X)))
+    np.testing.assert_array_equal(idx, ref_idx)
+    np.testing.assert_array_equal(dist, ref_dist)
+    index.query(X[:30], 4)
+    assert checked  # queries are other rows: checked
+
+
 def test_symmetric_loo_declines_what_it_cannot_do(rng, monkeypatch):
     import mlneighbors.neighbors._exact as exact
 

@@ -473,7 +473,9 @@ class ExactIndex(BaseIndex):
                     self._proxy_from_dots(Dj, sq, a, b, T[a - i0 : b - i0], rows=True)
                 self._proxy_from_dots(Dj, sq, j0, j1, rows[:, j0 - i0 : j1 - i0])
             qb = self._ref.prepare(X[a:b])
-            bounds = self._model.bounds(self._model.terms(qb), qb, _FIRST_PASS_SLACK)
+            model = self._model  # the queries are the indexed rows: their norms, and integers if the data are
+            terms = model.terms(qb) if sq is None else model.indexed_terms(a, b)
+            bounds = model.bounds(terms, qb, _FIRST_PASS_SLACK, indexed=True)
             split = [T[:, a - i0 : b - i0] for T in before]
             self._select_block(qb, rows, bounds, m, rest, dist[a:b], idx[a:b], [None, None], sets, before=split)
 

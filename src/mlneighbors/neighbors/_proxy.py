@@ -189,6 +189,14 @@ class ProxyModel:
             qnorm = np.sqrt(row_norms_sq(qb))
             return QueryTerms(qnorm * qnorm, qnorm, float(qnorm.max()), 1.0)
         qsq = row_norms_sq(qb, getattr(self, "center", None)) * (s * s)  # scaling by a power of two is exact
+        return self._euclidean_terms(qsq)
+
+    def indexed_terms(self, a: int, b: int) -> QueryTerms:
+        """:meth:`terms` of the indexed rows ``a:b`` as queries (euclidean): their squared
+        norms are the model's, computed by the same function at the build (no pass over them)."""
+        return self._euclidean_terms(self.row_sq[a:b])
+
+    def _euclidean_terms(self, qsq: np.ndarray) -> QueryTerms:
         qnorm = np.sqrt(qsq)
         top = float(qnorm.max())
         # a query far larger than the data: scale the block down (a power of 4) so the
@@ -202,22 +210,24 @@ class ProxyModel:
         """The factor of the query rows in the GEMM (``-2 w s``; ``-2`` for cosine)."""
         return -2.0 if self.metric == "cosine" else -2.0 * terms.w * self.scale
 
-    def exact_proxy(self, terms: QueryTerms, qb: Matrix) -> bool:
+    def exact_proxy(self, terms: QueryTerms, qb: Matrix, indexed: bool = False) -> bool:
         """Whether the proxy of this block is exact (integer data, integer queries, every
         partial sum below the precision's integer range).  ``qb``: the queries themselves,
         not shifted (a shifted value can round to an integer; the center of integer data is
-        an integer, so shifted integers are the same integers moved)."""
+        an integer, so shifted integers are the same integers moved); ``indexed``: they are
+        indexed rows (integers when the data are)."""
         M = self.max_norm
         return (
             self.integral
             and terms.w == 1.0
-            and is_integral(qb)
+            and (indexed or is_integral(qb))
             and 2 * terms.top * M + M * M < EXACT_INT[self.dtype]
         )
 
-    def bounds(self, terms: QueryTerms, qb: Matrix, first_pass: float = 4.0) -> Bounds:
+    def bounds(self, terms: QueryTerms, qb: Matrix, first_pass: float = 4.0, indexed: bool = False) -> Bounds:
         """The rounding-error bounds of the proxy block of the prepared queries ``qb``;
-        ``first_pass``: the first-pass slack in error bounds (``Bounds.slack``)."""
+        ``first_pass``: the first-pass slack in error bounds (``Bounds.slack``); ``indexed``:
+        the queries are indexed rows (:meth:`exact_proxy`)."""
         dtype = self.dtype
         d = self.n_features
         u = U[dtype]
@@ -235,7 +245,7 @@ class ProxyModel:
         if self.metric == "cosine":
             eps = c_round * 2 * qnorm * M + c_ref * 2 * (1 + qnorm * M) + tiny
             return Bounds(slack=2.0 * eps)
-        if self.exact_proxy(terms, qb):
+        if self.exact_proxy(terms, qb, indexed):
             return Bounds(exact=lambda v, rows: np.sqrt(np.maximum(qsq[rows] + v, 0.0)))
 
         def eps(R: np.ndarray, rows: slice) -> np.ndarray:
