@@ -593,11 +593,21 @@ class ExactIndex(BaseIndex):
                 found.append((short[s0 + flat // n], flat % n))
             return tuple(np.concatenate(x) for x in zip(*found, strict=True))
 
-        covered = thr.astype(np.float64)
-        dist[:], idx[:] = (exact_first_k(cand, k, bounds, 0, qb.shape[0]) if bounds.from_proxy is not None else
-                           rerank(self._ref, qb, cand, k, bounds, rows=(0, qb.shape[0]), covered=covered,
-                                  slack=bounds.slack(covered), rescan=rescan, budget=budget, sets=sets))
+        slack = bounds.slack(thr.astype(np.float64))
+        dist[:], idx[:] = self._first_k(qb, cand, k, bounds, (0, qb.shape[0]), thr, slack, rescan, budget, sets)
         return True
+
+    def _first_k(
+        self, qb: Matrix, cand: tuple[np.ndarray, np.ndarray, np.ndarray], k: int, bounds: Bounds,
+        rows: tuple[int, int], thr: np.ndarray, slack: np.ndarray, rescan: Any, budget: int, sets: bool
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The first k rows of the queries ``rows`` (c0, c1) of ``qb`` from their candidates
+        (sorted by query, proxy, column: every entry under the threshold ``thr`` of these
+        queries): read from the proxy where it is exact, else re-ranked (``rerank``)."""
+        if bounds.from_proxy is not None:
+            return exact_first_k(cand, k, bounds, *rows)
+        return rerank(self._ref, qb, cand, k, bounds, rows=rows, covered=thr.astype(np.float64), slack=slack,
+                      rescan=rescan, budget=budget, sets=sets)
 
     def _select_block(
         self,
@@ -637,18 +647,14 @@ class ExactIndex(BaseIndex):
             mask = np.less_equal(P, thr[:, None], out=buffers[1][: P.shape[0]])
             chunks = (((c0, c1), survivors(mask[c0:c1], P[c0:c1])) for c0, c1 in survivor_chunks(mask, budget))
         for (c0, c1), cand in chunks:
-            if bounds.from_proxy is not None:
-                dist[c0:c1], idx[c0:c1] = exact_first_k(cand, k, bounds, c0, c1)
-                continue
 
             def rescan(short: np.ndarray, thr2: np.ndarray, c0: int = c0) -> tuple[np.ndarray, np.ndarray]:
                 sub = P[c0 + short] <= round_up(thr2, P.dtype)[:, None]
                 flat = np.flatnonzero(sub)
                 return short[flat // n], flat % n
 
-            dist[c0:c1], idx[c0:c1] = rerank(self._ref, qb, cand, k, bounds, rows=(c0, c1),
-                                             covered=thr[c0:c1].astype(np.float64), slack=slack[c0:c1],
-                                             rescan=rescan, budget=budget, sets=sets)
+            dist[c0:c1], idx[c0:c1] = self._first_k(qb, cand, k, bounds, (c0, c1), thr[c0:c1], slack[c0:c1],
+                                                    rescan, budget, sets)
 
     def _select_split(
         self, qb: Matrix, before: list[np.ndarray], P: np.ndarray, bounds: Bounds, k: int, budget: int,
@@ -689,17 +695,13 @@ class ExactIndex(BaseIndex):
         r, c, v = (np.concatenate(x) for x in zip(*found, strict=True))
         order = row_value_order(r, v)
         cand = r[order], c[order], v[order]
-        if bounds.from_proxy is not None:
-            dist[:], idx[:] = exact_first_k(cand, k, bounds, 0, b)
-            return
 
         def rescan(short: np.ndarray, thr2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             rows = np.concatenate([T[:, short].T for T in before] + [P[short]], axis=1)
             flat = np.flatnonzero(rows <= round_up(thr2, P.dtype)[:, None])
             return short[flat // n], flat % n
 
-        dist[:], idx[:] = rerank(self._ref, qb, cand, k, bounds, rows=(0, b), covered=thr.astype(np.float64),
-                                 slack=slack, rescan=rescan, budget=budget, sets=sets)
+        dist[:], idx[:] = self._first_k(qb, cand, k, bounds, (0, b), thr, slack, rescan, budget, sets)
 
     def _query_rows(self, qb: Matrix, terms: QueryTerms) -> np.ndarray:
         """The prepared queries as the GEMM of the dense strategy takes them: the columns of
