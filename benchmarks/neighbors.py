@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import time
 import warnings
 from collections.abc import Callable
@@ -404,8 +405,15 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     import threadpoolctl
 
+    # the kernels each BLAS picked (OpenBLAS: by CPU model, or as OPENBLAS_CORETYPE says; an
+    # old OpenBLAS that does not know the CPU falls back to slow generic ones): faiss's own too
+    try:
+        import faiss  # noqa: F401
+    except ImportError:
+        pass
     blas = [
-        f"{i['internal_api']} {i.get('version')} {i['num_threads']} threads"
+        f"{i['internal_api']} {i.get('version')} ({i.get('architecture') or 'kernels not said'}) "
+        f"{i['num_threads']} threads, {os.path.basename(i['filepath'])}"
         for i in threadpoolctl.threadpool_info()
         if i["user_api"] == "blas"
     ]
