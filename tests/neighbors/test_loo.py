@@ -188,7 +188,8 @@ def test_indexed_rows_terms_are_the_queries_terms(rng, offset, dtype):
     model = index._model
     assert (model.center is not None) == bool(offset)
     for a, b in [(0, 300), (17, 123)]:
-        got, want = model.indexed_terms(a, b), model.terms(index._ref.prepare(X[a:b]))
+        qb = index._ref.prepare(X[a:b])
+        got, want = model.indexed_terms(a, b, qb), model.terms(qb)
         np.testing.assert_array_equal(got.qsq, want.qsq)
         np.testing.assert_array_equal(got.qnorm, want.qnorm)
         assert (got.top, got.w) == (want.top, want.w)

@@ -473,9 +473,8 @@ class ExactIndex(BaseIndex):
                     self._proxy_from_dots(Dj, sq, a, b, T[a - i0 : b - i0], rows=True)
                 self._proxy_from_dots(Dj, sq, j0, j1, rows[:, j0 - i0 : j1 - i0])
             qb = self._ref.prepare(X[a:b])
-            model = self._model  # the queries are the indexed rows: their norms, and integers if the data are
-            terms = model.terms(qb) if sq is None else model.indexed_terms(a, b)
-            bounds = model.bounds(terms, qb, _FIRST_PASS_SLACK, indexed=True)
+            # the queries are the indexed rows: their norms are known, and they are integers if the data are
+            bounds = self._model.bounds(self._model.indexed_terms(a, b, qb), qb, _FIRST_PASS_SLACK, indexed=True)
             split = [T[:, a - i0 : b - i0] for T in before]
             self._select_block(qb, rows, bounds, m, rest, dist[a:b], idx[a:b], [None, None], sets, before=split)
 
@@ -485,14 +484,10 @@ class ExactIndex(BaseIndex):
             for i0 in blocks:
                 i1 = min(i0 + size, n)
                 before = [ahead.pop((j0, i0)) for j0 in blocks if j0 < i0]
-                later: list[tuple[int, int, np.ndarray | None]] = []
-                for j0 in blocks:
-                    if j0 >= i0:
-                        j1 = min(j0 + size, n)
-                        T = None if j0 == i0 else np.empty((i1 - i0, j1 - j0), dtype=self._dtype)
-                        if T is not None:
-                            ahead[(i0, j0)] = T
-                        later.append((j0, j1, T))
+                spans = [(j0, min(j0 + size, n)) for j0 in blocks if j0 >= i0]  # its own block, then later ones
+                later = [(j0, j1, None if j0 == i0 else np.empty((i1 - i0, j1 - j0), dtype=self._dtype))
+                         for j0, j1 in spans]
+                ahead.update(((i0, j0), T) for j0, _, T in later if T is not None)
                 parts = [(a, min(a + part_rows, i1)) for a in range(i0, i1, part_rows)]
                 if pool is None:
                     for a, b in parts:

@@ -191,10 +191,11 @@ class ProxyModel:
         qsq = row_norms_sq(qb, getattr(self, "center", None)) * (s * s)  # scaling by a power of two is exact
         return self._euclidean_terms(qsq)
 
-    def indexed_terms(self, a: int, b: int) -> QueryTerms:
-        """:meth:`terms` of the indexed rows ``a:b`` as queries (euclidean): their squared
-        norms are the model's, computed by the same function at the build (no pass over them)."""
-        return self._euclidean_terms(self.row_sq[a:b])
+    def indexed_terms(self, a: int, b: int, qb: Matrix) -> QueryTerms:
+        """:meth:`terms` of the indexed rows ``a:b`` as queries (``qb``: them, prepared):
+        euclidean, their squared norms are the model's, computed by the same function at the
+        build (no pass over them)."""
+        return self.terms(qb) if self.row_sq is None else self._euclidean_terms(self.row_sq[a:b])
 
     def _euclidean_terms(self, qsq: np.ndarray) -> QueryTerms:
         qnorm = np.sqrt(qsq)
