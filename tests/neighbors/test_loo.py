@@ -163,15 +163,15 @@ def test_symmetric_loo_with_ties_past_the_budget(rng, monkeypatch, metric):
     whole = []
     select = exact.ExactIndex._select_block
 
-    def spy(self, qb, P, *args, before=None, **kwargs):
-        whole.append(before is None and P.shape[1] == len(X))
-        return select(self, qb, P, *args, before=before, **kwargs)
+    def spy(self, qb, P, *args, **kwargs):
+        whole.append(P.shape[1] == len(X))
+        return select(self, qb, P, *args, **kwargs)
 
     monkeypatch.setattr(exact.ExactIndex, "_select_block", spy)
     X = rng.integers(0, 2, size=(8, 3)).astype(np.float64)[rng.integers(0, 8, 1600)] + 1.0
     index = ExactIndex(metric=metric, working_memory=16, n_jobs=1).build(X)
     assert index._loo_query(X, None, 3) is not None  # the symmetric path answers
-    assert sum(whole) > 1  # blocks after the first took the whole rows
+    assert sum(whole) > 1  # blocks took the whole rows
     dist, idx = loo_kneighbors(index, X, 6)
     ref_dist, ref_idx = twin_kneighbors(X, X, 6, metric, exclude=np.arange(len(X)))
     np.testing.assert_array_equal(idx, ref_idx)
@@ -231,3 +231,42 @@ def test_symmetric_loo_declines_what_it_cannot_do(rng, monkeypatch):
     assert ExactIndex().build(X[:32])._loo_query(X[:32], None, 3) is None  # fewer than 3 blocks
     S = sp.csr_matrix(np.where(X > 1, X, 0.0))
     assert ExactIndex(sparse_strategy="sparse").build(S)._loo_query(S, None, 3) is None
+
+
+@pytest.mark.parametrize("case", ["plain", "far", "shifted", "integer"])
+def test_symmetric_proxy_bounds_hold_for_every_pair(rng, case):
+    # the symmetric leave-one-out's proxy carries both squared norms as GEMM terms (the
+    # squared distance itself): for every pair of rows its bounds put the reference distance
+    # inside the interval they give from the proxy, the threshold refined from a distance
+    # keeps every entry at most that far, and on integers the proxy is exact; the bounds of
+    # the other proxy (the query's norm not in the GEMM) read the same numbers wrongly
+    n = 150
+    X = rng.standard_normal((n, 40))
+    if case == "far":
+        X[3] *= 1e3  # one row of a far larger norm
+    elif case == "shifted":
+        X += 500.0  # rows far from the origin: the model shifts them
+    elif case == "integer":
+        X = rng.integers(-20, 21, size=(n, 40)).astype(np.float64)
+    index = ExactIndex().build(X)
+    model = index._model
+    assert (model.center is not None) == (case == "shifted") and model.integral == (case == "integer")
+    width = index._Xa.shape[1] - 1
+    A, sq, one = index._Xa[:, :width], index._Xa[:, width], np.ones(n, dtype=np.float32)
+    V = np.column_stack([-2 * A, sq, one]) @ np.column_stack([A, one, sq]).T  # float32, as the search's GEMM
+    qb = index._ref.prepare(X)
+    terms = model.indexed_terms(0, n, qb)
+    bounds = model.bounds(terms, qb, indexed=True, symmetric=True)
+    r, c = np.divmod(np.arange(n * n), n)
+    ref = index._ref.pair_distances(qb, r, c, 1 << 24)
+    if case == "integer":
+        np.testing.assert_array_equal(bounds.from_proxy(V[r, c], r), ref)
+        return
+    lo, hi = bounds.interval(V[r, c].astype(np.float64), c, r)
+    assert np.all(lo <= ref) and np.all(ref <= hi)
+    D = ref.reshape(n, n)
+    kth = np.sort(D, axis=1)[:, 5]
+    near_r, near_c = np.nonzero(D <= kth[:, None])
+    assert np.all(V[near_r, near_c] <= bounds.refine(kth, 0, n)[near_r])
+    lo, hi = model.bounds(terms, qb, indexed=True).interval(V[r, c].astype(np.float64), c, r)
+    assert not (np.all(lo <= ref) and np.all(ref <= hi))

@@ -156,6 +156,18 @@ def exact_first_k(
     return bounds.from_proxy(v[pos], c0 + r[pos]), c[pos]
 
 
+def _least_of(pieces: list[np.ndarray]) -> list[np.ndarray]:
+    """The elementwise minimum of the pieces of each shape (a piece alone is itself)."""
+    out = []
+    for shape in dict.fromkeys(T.shape for T in pieces):
+        same = [T for T in pieces if T.shape == shape]
+        least = same[0] if len(same) == 1 else np.minimum(same[0], same[1])
+        for T in same[2:]:
+            np.minimum(least, T, out=least)
+        out.append(least)
+    return out
+
+
 class ExactIndex(BaseIndex):
     """Exact k-nearest neighbours by blocked brute force (dense ndarray or sparse CSR).
 
@@ -415,16 +427,17 @@ class ExactIndex(BaseIndex):
         products of row blocks I and J serve both (symmetric leave-one-out).
 
         Row blocks are taken in order; block I's products with every block J >= I are
-        computed (one GEMM each; each thread its share of block I's rows), and those with J > I
-        give block J's proxy columns of block I's rows at once (kept until block J as the GEMM
-        gives them, block I's rows along the first axis: block J reads them along their
-        columns, ``_select_split``, where a transposed copy cost 0.7 ns an entry), so that
-        every proxy row is complete: ``||x_j||^2 - 2 x_i.x_j``
-        with ``-2 x_i.x_j`` from the GEMM of the rows scaled by -2 (exact) and the squared norm
-        added in one rounding, within the error bound of the engine's proxy (``_proxy``: it
-        allows the product, the rounded norm and one addition).  Then block I is selected and
-        re-ranked as a block of queries is.  The answer is the engine's own (the first m by
-        reference distance and row), whatever the proxy's rounding.
+        computed (one GEMM each; each thread its share of block I's rows) and kept as the GEMM
+        gives them, (|I|, |J|): block I reads them along their rows, block J (later) along
+        their columns (``_select_split``: nothing is copied or transposed).  Euclidean, the
+        GEMM takes both squared norms as two more terms (``[-2 x_i, ||x_i||^2, 1]`` against
+        ``[x_j, 1, ||x_j||^2]``), so that each number is the squared distance itself, the
+        proxy of both rows of the pair (``ProxyModel.bounds`` with ``symmetric``: no norm is
+        added afterwards, where adding each row's norm to the products wrote every entry
+        twice more: 14 % of the threads' time in corel16k001's fit and predict); cosine,
+        ``-2 x_i.x_j`` is the proxy of both already.  Then block I is selected and re-ranked as a block of queries
+        is.  The answer is the engine's own (the first m by reference distance and row),
+        whatever the proxy's rounding.
 
         None (the plain search answers) for a subset of rows, rows not as validation leaves
         them, other strategies than dense rows, fewer than 3 blocks, or when the kept products
@@ -441,73 +454,65 @@ class ExactIndex(BaseIndex):
         size = -(-n // -(-n // size))  # blocks of equal size
         blocks = list(range(0, n, size))
         rest = max(self._budget // (8 * n_threads), 1 << 20)  # per part: selection and re-ranking
-        # the products kept at most: after block I, those of blocks <= I with blocks > I
-        most_kept = max((i + 1) * (len(blocks) - i - 1) for i in range(len(blocks))) * size * size * itemsize
-        if len(blocks) < 3 or most_kept + size * n * itemsize + n_threads * rest > self._budget:
+        model = self._model
+        width = self._Xa.shape[1] - model.extra  # the columns kept (``_support``)
+        # the products kept at most: after block I, those of blocks <= I with blocks >= I
+        most_kept = max((i + 1) * (len(blocks) - i) for i in range(len(blocks))) * size * size * itemsize
+        if len(blocks) < 3 or most_kept + n * (width + 2) * itemsize + n_threads * rest > self._budget:
             return None
         dist = np.empty((n, m), dtype=np.float64)
         idx = np.empty((n, m), dtype=np.intp)
-        width = self._Xa.shape[1] - self._model.extra  # the columns kept (``_support``)
         A = self._Xa[:, :width]  # the scaled rows (the extra column holds their squared norms)
-        sq = self._Xa[:, width] if self._model.extra else None
-        # block J's proxy columns of block I's rows (I < J), as block I's GEMMs give them:
-        # (|I|, |J|), row i the proxies of J's rows against row i (block J reads them along
-        # its columns: nothing is transposed)
-        ahead: dict[tuple[int, int], np.ndarray] = {}
-        P = np.empty((size, n), dtype=self._dtype)  # block I's proxy columns of the rows from i0
-        part_rows = -(-size // n_threads)
+        if model.extra:  # [x, 1, ||x||^2] against [-2 x, ||x||^2, 1]: the squared distance
+            rhs = np.empty((n, width + 2), dtype=self._dtype)
+            rhs[:, :width] = A
+            rhs[:, width] = 1.0
+            rhs[:, width + 1] = self._Xa[:, width]
+        else:  # cosine: -2 x_i.x_j is symmetric already
+            rhs = A
+        # the products of blocks I < J, (|I|, |J|) as the GEMM gives them: block I's proxy
+        # columns of block J, and (read along its columns) block J's of block I; one array
+        # for each J, whose pages are touched only as the blocks I fill them and are given back
+        # all at once after block J (large, so the system can back it with huge pages: one
+        # array for each pair paged its memory in by 4 KiB pages, corel16k001's fit and predict
+        # 405-415 ms against 385-395)
+        kept = {j0: np.empty((j, size, min(j0 + size, n) - j0), dtype=self._dtype) for j, j0 in enumerate(blocks)}
+        diagonal = np.empty(size * size, dtype=self._dtype)  # each block's products with itself, in turn
 
-        def part(
-            i0: int, a: int, b: int, before: list[np.ndarray], later: list[tuple[int, int, np.ndarray | None]]
-        ) -> None:
-            # this part's rows of block I: the products with the blocks J >= I, written for
-            # block J (J > I) and, the norms of J's rows added, as this part's proxy columns of
-            # the rows from i0; those of earlier rows are in ``before``; then selection as for
-            # a block of queries
-            lhs = A[a:b] * np.array(-2.0, dtype=A.dtype)  # exact (a power of two): the products come as -2 x_i.x_j
-            D = np.empty((b - a, size), dtype=self._dtype)
-            rows = P[a - i0 : b - i0, : n - i0]
-            for j0, j1, T in later:
-                Dj = np.matmul(lhs, A[j0:j1].T, out=D[:, : j1 - j0])
-                if T is not None:  # block J's columns of these rows, as they come
-                    self._proxy_from_dots(Dj, sq, a, b, T[a - i0 : b - i0], rows=True)
-                self._proxy_from_dots(Dj, sq, j0, j1, rows[:, j0 - i0 : j1 - i0])
+        def part(i0: int, a: int, b: int, before: list[np.ndarray], after: list[tuple[int, np.ndarray]]) -> None:
+            # this part's rows of block I: the products with the blocks J >= I, then selection
+            # from them and from the earlier blocks' products, as for a block of queries
+            lhs = np.empty((b - a, rhs.shape[1]), dtype=self._dtype)
+            np.multiply(A[a:b], np.array(-2.0, dtype=A.dtype), out=lhs[:, :width])  # exact: a power of two
+            if model.extra:
+                lhs[:, width] = self._Xa[a:b, width]
+                lhs[:, width + 1] = 1.0
+            rows = [np.matmul(lhs, rhs[j0 : j0 + T.shape[1]].T, out=T[a - i0 : b - i0]) for j0, T in after]
             qb = self._ref.prepare(X[a:b])
             # the queries are the indexed rows: their norms are known, and they are integers if the data are
-            bounds = self._model.bounds(self._model.indexed_terms(a, b, qb), qb, _FIRST_PASS_SLACK, indexed=True)
-            split = [T[:, a - i0 : b - i0] for T in before]
-            self._select_block(qb, rows, bounds, m, rest, dist[a:b], idx[a:b], [None, None], sets, before=split)
+            terms = model.indexed_terms(a, b, qb)
+            bounds = model.bounds(terms, qb, _FIRST_PASS_SLACK, indexed=True, symmetric=bool(model.extra))
+            self._select_split(qb, [T[:, a - i0 : b - i0] for T in before], rows, bounds, m, rest,
+                               dist[a:b], idx[a:b], sets)
 
         pool = _thread_pool(n_threads) if n_threads > 1 else None
         blas = _blas_single_thread() if pool is not None else nullcontext()  # workers: one BLAS thread each
         with task("neighbour search", total=n, unit="rows") as progress, blas:
-            for i0 in blocks:
+            for i, i0 in enumerate(blocks):
                 i1 = min(i0 + size, n)
-                before = [ahead.pop((j0, i0)) for j0 in blocks if j0 < i0]
-                spans = [(j0, min(j0 + size, n)) for j0 in blocks if j0 >= i0]  # its own block, then later ones
-                later = [(j0, j1, None if j0 == i0 else np.empty((i1 - i0, j1 - j0), dtype=self._dtype))
-                         for j0, j1 in spans]
-                ahead.update(((i0, j0), T) for j0, _, T in later if T is not None)
+                before = list(kept.pop(i0))
+                own = diagonal[: (i1 - i0) ** 2].reshape(i1 - i0, i1 - i0)
+                after = [(i0, own)] + [(j0, kept[j0][i]) for j0 in blocks[i + 1 :]]  # its own block, then later ones
+                part_rows = -(-(i1 - i0) // n_threads)
                 parts = [(a, min(a + part_rows, i1)) for a in range(i0, i1, part_rows)]
                 if pool is None:
                     for a, b in parts:
-                        part(i0, a, b, before, later)
+                        part(i0, a, b, before, after)
                 else:  # one part per thread, each with a one-thread BLAS
-                    for future in [pool.submit(part, i0, a, b, before, later) for a, b in parts]:
+                    for future in [pool.submit(part, i0, a, b, before, after) for a, b in parts]:
                         future.result()
                 progress.advance(i1 - i0)
         return dist, idx
-
-    def _proxy_from_dots(
-        self, D: np.ndarray, sq: np.ndarray | None, j0: int, j1: int, out: np.ndarray, rows: bool = False
-    ) -> None:
-        """Proxy values ``||x_j||^2 - 2 x_i.x_j`` (euclidean; ``-2 x_i.x_j`` cosine) of the rows
-        ``j0:j1`` from their products ``D = -2 x_i.x_j`` with a block of queries, into ``out``
-        (``rows``: the indexed rows ``j0:j1`` are D's rows, the queries its columns)."""
-        if sq is None:
-            np.copyto(out, D)
-        else:
-            np.add(D, sq[j0:j1, None] if rows else sq[j0:j1], out=out)
 
     def _search_block(
         self,
@@ -615,17 +620,9 @@ class ExactIndex(BaseIndex):
         idx: np.ndarray,
         buffers: list[np.ndarray | None],
         sets: bool = False,
-        before: list[np.ndarray] | None = None,
     ) -> None:
         """The k nearest rows of the prepared queries ``qb`` from their proxy block ``P``
-        (b, n), written into ``dist`` and ``idx`` (b, k) (``sets``: see ``_query``).
-
-        ``before``: the block's first columns, in blocks stored transposed (the symmetric
-        leave-one-out's products of earlier blocks, as their GEMMs gave them); ``P`` then
-        holds the columns after them."""
-        if before:
-            self._select_split(qb, before, P, bounds, k, budget, dist, idx, sets)
-            return
+        (b, n), written into ``dist`` and ``idx`` (b, k) (``sets``: see ``_query``)."""
         n = P.shape[1]
         mins = group_minima(P, k)
         ub = kth_upper_bound(P, k, mins)
@@ -652,48 +649,48 @@ class ExactIndex(BaseIndex):
                                                     rescan, budget, sets)
 
     def _select_split(
-        self, qb: Matrix, before: list[np.ndarray], P: np.ndarray, bounds: Bounds, k: int, budget: int,
+        self, qb: Matrix, before: list[np.ndarray], after: list[np.ndarray], bounds: Bounds, k: int, budget: int,
         dist: np.ndarray, idx: np.ndarray, sets: bool
     ) -> None:
-        """:meth:`_select_block` of the proxy block ``[T.T for T in before] | P`` without
-        assembling it (``before``: blocks of columns stored transposed, of one number of
-        rows).  The row groups of the elementwise minimum of the ``before`` blocks and the
-        column groups of ``P`` are disjoint groups of entries: the k-th least of all their
-        minima bounds the k-th proxy, and each piece keeps its entries under the threshold."""
-        b = P.shape[0]
-        starts = np.cumsum([0] + [len(T) for T in before])
-        i0 = int(starts[-1])
-        n = i0 + P.shape[1]
-        least = before[0].copy()
-        for T in before[1:]:
-            np.minimum(least, T, out=least)
-        # the minima of disjoint groups of entries, all of them: k of them bound the k-th
-        mins = np.concatenate([group_minima(least, k, axis=0).T, group_minima(P, k)], axis=1)
-        whole = lambda: np.concatenate([T.T for T in before] + [P], axis=1)  # noqa: E731
+        """:meth:`_select_block` of the proxy block ``[T.T for T in before] + after`` (its
+        columns in that order) without assembling it: ``before``, blocks of columns stored
+        transposed, all of one shape; ``after``, blocks of columns as they are.  Elementwise
+        minima of the pieces of one shape, then their groups (the row groups of the stored
+        blocks, the column groups of the others), are minima of disjoint groups of entries:
+        the k-th least of all of them bounds the k-th proxy, and each piece keeps its
+        entries under the threshold by one comparison."""
+        b = after[0].shape[0]
+        widths = [len(T) for T in before] + [T.shape[1] for T in after]
+        starts = np.cumsum([0] + widths).tolist()
+        n = starts[-1]
+        mins = [group_minima(least, k, axis=0).T for least in _least_of(before)]
+        mins += [group_minima(least, k) for least in _least_of(after)]
+        mins = np.concatenate(mins, axis=1)
+        whole = lambda: np.concatenate([T.T for T in before] + after, axis=1)  # noqa: E731
         if mins.shape[1] < k:  # fewer groups than k (k near n): the whole block
             self._select_block(qb, whole(), bounds, k, budget, dist, idx, [None, None], sets)
             return
-        ub = kth_upper_bound(P, k, mins)
+        ub = kth_upper_bound(mins, k, mins)
         slack = bounds.slack(ub)
-        thr = round_up(ub + slack, P.dtype)
-        masks = [T <= thr for T in before] + [P <= thr[:, None]]
+        thr = round_up(ub + slack, mins.dtype)
+        masks = [T <= thr for T in before] + [T <= thr[:, None] for T in after]
         if sum(np.count_nonzero(mask) for mask in masks) * SURVIVOR_BYTES > budget:  # many ties: in chunks
             self._select_block(qb, whole(), bounds, k, budget, dist, idx, [None, None], sets)
             return
         found = []
-        for T, mask, j0 in zip(before, masks, starts, strict=False):  # (indexed row, query) pairs
-            c, r = np.divmod(np.flatnonzero(mask), b)
-            found.append((r, c + j0, T[c, r]))
-        r, c = np.divmod(np.flatnonzero(masks[-1]), P.shape[1])
-        found.append((r, c + i0, P[r, c]))
+        for i, (T, mask) in enumerate(zip(before + after, masks, strict=True)):
+            r, c = np.divmod(np.flatnonzero(mask), mask.shape[1])
+            if i < len(before):  # (indexed row, query) pairs
+                r, c = c, r
+            found.append((r, c + starts[i], T[c, r] if i < len(before) else T[r, c]))
         # by row, then column: the pieces in column order, each in column order within a row
         r, c, v = (np.concatenate(x) for x in zip(*found, strict=True))
         order = row_value_order(r, v)
         cand = r[order], c[order], v[order]
 
         def rescan(short: np.ndarray, thr2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            rows = np.concatenate([T[:, short].T for T in before] + [P[short]], axis=1)
-            flat = np.flatnonzero(rows <= round_up(thr2, P.dtype)[:, None])
+            rows = np.concatenate([T[:, short].T for T in before] + [T[short] for T in after], axis=1)
+            flat = np.flatnonzero(rows <= round_up(thr2, mins.dtype)[:, None])
             return short[flat // n], flat % n
 
         dist[:], idx[:] = self._first_k(qb, cand, k, bounds, (0, b), thr, slack, rescan, budget, sets)

@@ -211,26 +211,36 @@ class ProxyModel:
         """The factor of the query rows in the GEMM (``-2 w s``; ``-2`` for cosine)."""
         return -2.0 if self.metric == "cosine" else -2.0 * terms.w * self.scale
 
-    def exact_proxy(self, terms: QueryTerms, qb: Matrix, indexed: bool = False) -> bool:
+    def exact_proxy(self, terms: QueryTerms, qb: Matrix, indexed: bool = False, symmetric: bool = False) -> bool:
         """Whether the proxy of this block is exact (integer data, integer queries, every
         partial sum below the precision's integer range).  ``qb``: the queries themselves,
         not shifted (a shifted value can round to an integer; the center of integer data is
         an integer, so shifted integers are the same integers moved); ``indexed``: they are
-        indexed rows (integers when the data are)."""
-        M = self.max_norm
+        indexed rows (integers when the data are); ``symmetric``: see :meth:`bounds`."""
+        M, top = self.max_norm, terms.top
         return (
             self.integral
             and terms.w == 1.0
             and (indexed or is_integral(qb))
-            and 2 * terms.top * M + M * M < EXACT_INT[self.dtype]
+            and 2 * top * M + M * M + (top * top if symmetric else 0.0) < EXACT_INT[self.dtype]
         )
 
-    def bounds(self, terms: QueryTerms, qb: Matrix, first_pass: float = 4.0, indexed: bool = False) -> Bounds:
+    def bounds(
+        self, terms: QueryTerms, qb: Matrix, first_pass: float = 4.0, indexed: bool = False, symmetric: bool = False
+    ) -> Bounds:
         """The rounding-error bounds of the proxy block of the prepared queries ``qb``;
         ``first_pass``: the first-pass slack in error bounds (``Bounds.slack``); ``indexed``:
-        the queries are indexed rows (:meth:`exact_proxy`)."""
+        the queries are indexed rows (:meth:`exact_proxy`).
+
+        ``symmetric`` (euclidean; indexed rows as queries): the GEMM carries the query's
+        squared norm as one more term, ``||q||^2 + ||x||^2 - 2 q.x`` (the squared distance
+        itself, the same number for either row of a pair: the symmetric leave-one-out).  Its
+        bound is the proxy's with d + 2 terms, whose absolute values sum to at most
+        ``(||q|| + ||x||)^2`` instead of ``||x||^2 + 2 ||q|| ||x||``; the rounding of the stored
+        norm ``||q||^2`` (relative u) is within the same ``3 u`` of that sum, and no
+        ``||q||^2`` is added to the proxy to reach a squared distance."""
         dtype = self.dtype
-        d = self.n_features
+        d = self.n_features + symmetric  # the terms of the GEMM's sums, less one
         u = U[dtype]
         gamma = (d + 1) * u / (1 - (d + 1) * u)
         c_round = 1.01 * (gamma * (1 + 2 * u + u * u) + 3 * u)
@@ -243,17 +253,20 @@ class ProxyModel:
         M = self.max_norm
         s = self.scale
         qsq, qnorm, w = terms.qsq, terms.qnorm, terms.w
+        own = 1.0 if symmetric else 0.0  # the query's own squared norm among the GEMM's terms
+        if symmetric:
+            qsq = np.zeros_like(qsq)  # what the proxy lacks of a squared distance: nothing
         if self.metric == "cosine":
             eps = c_round * 2 * qnorm * M + c_ref * 2 * (1 + qnorm * M) + tiny
             return Bounds(slack=2.0 * eps)
-        if self.exact_proxy(terms, qb, indexed):
+        if self.exact_proxy(terms, qb, indexed, symmetric):
             return Bounds(exact=lambda v, rows: np.sqrt(np.maximum(qsq[rows] + v, 0.0)))
 
         def eps(R: np.ndarray, rows: slice) -> np.ndarray:
             """Error bound of the proxy (and of the reference distances) for every indexed row
             of norm <= R (scaled units), per query."""
             qn = qnorm[rows]
-            return w * (c_round * (R * R + 2 * qn * R) + c_ref * (qn + R) ** 2) + tiny
+            return w * (c_round * (R * R + 2 * qn * R + own * qn * qn) + c_ref * (qn + R) ** 2) + tiny
 
         def slack(ub: np.ndarray) -> np.ndarray:
             # first pass: a generous guess of the neighbourhood's radius from the proxy
@@ -276,7 +289,7 @@ class ProxyModel:
             # to their terms, not to the result: cancellation) added, as refine adds its own
             qn, q2 = qnorm[qrows], qsq[qrows]
             R = np.sqrt(self.row_sq[cols]) * (1 + 2.0**-30)
-            e = 2 * (c_round * (R * R + 2 * qn * R) + c_ref * (qn + R) ** 2) + 2 * tiny / w
+            e = 2 * (c_round * (R * R + 2 * qn * R + own * qn * qn) + c_ref * (qn + R) ** 2) + 2 * tiny / w
             t = v / w
             e += 2.0**-50 * (q2 + np.abs(t) + e)
             lo = np.sqrt(np.maximum(q2 + t - e, 0.0)) * ((1 - 2.0**-50) / s)
