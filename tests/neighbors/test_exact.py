@@ -481,3 +481,37 @@ def test_a_zero_query_among_rows_of_one_norm(rng, metric, dtype, monkeypatch):
     np.testing.assert_array_equal(
         ref.from_origin(1 << 20), ref._pairs(np.zeros((1, 12)), np.zeros(300, dtype=np.intp), np.arange(300))
     )
+
+
+def test_bounds_count_the_terms_that_are_not_zero(rng):
+    # a product with a zero factor adds an exact zero: the proxy's error bound counts the
+    # query's non-zero values (+ the norm's term), not the columns.  Against the engine's own
+    # GEMM, every pair's reference distance lies inside the interval from its proxy and the
+    # threshold refined from a distance keeps every entry at most that far; sparse queries'
+    # bounds are many times tighter than dense ones'
+    n, d = 300, 200
+    X = np.where(rng.random((n, d)) < 0.03, rng.standard_normal((n, d)) * np.exp(3 * rng.standard_normal((n, d))), 0.0)
+    X[:5] = rng.standard_normal((5, d))  # a few dense rows among them
+    Q = np.where(rng.random((60, d)) < 0.03, rng.standard_normal((60, d)), 0.0)
+    Q[0] = rng.standard_normal(d)  # and a dense query
+    index = ExactIndex().build(X)
+    model = index._model
+    assert model.center is None
+    np.testing.assert_array_equal(model.row_nnz, [np.count_nonzero(row) for row in X])
+    qb = index._ref.prepare(Q)
+    terms = model.terms(qb)
+    np.testing.assert_array_equal(terms.nnz, [np.count_nonzero(row) for row in Q])
+    P = index._query_rows(qb, terms) @ index._Xa.T  # the search's GEMM
+    bounds = model.bounds(terms, qb)
+    r, c = np.divmod(np.arange(P.size), n)
+    ref = index._ref.pair_distances(qb, r, c, 1 << 24)
+    lo, hi = bounds.interval(P[r, c].astype(np.float64), c, r)
+    assert np.all(lo <= ref) and np.all(ref <= hi)
+    D = ref.reshape(P.shape)
+    kth = np.sort(D, axis=1)[:, 4]
+    near_r, near_c = np.nonzero(D <= kth[:, None])
+    assert np.all(P[near_r, near_c] <= bounds.refine(kth, 0, len(Q))[near_r])
+    dense = model.bounds(type(terms)(terms.qsq, terms.qnorm, terms.top, terms.w), qb)  # as if every value counted
+    ub = np.ones(len(Q))
+    assert np.all(bounds.slack(ub)[1:] < dense.slack(ub)[1:] / 10)
+    assert bounds.slack(ub)[0] == dense.slack(ub)[0]

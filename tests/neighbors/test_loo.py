@@ -233,7 +233,7 @@ def test_symmetric_loo_declines_what_it_cannot_do(rng, monkeypatch):
     assert ExactIndex(sparse_strategy="sparse").build(S)._loo_query(S, None, 3) is None
 
 
-@pytest.mark.parametrize("case", ["plain", "far", "shifted", "integer"])
+@pytest.mark.parametrize("case", ["plain", "far", "shifted", "integer", "sparse"])
 def test_symmetric_proxy_bounds_hold_for_every_pair(rng, case):
     # the symmetric leave-one-out's proxy carries both squared norms as GEMM terms (the
     # squared distance itself): for every pair of rows its bounds put the reference distance
@@ -248,6 +248,9 @@ def test_symmetric_proxy_bounds_hold_for_every_pair(rng, case):
         X += 500.0  # rows far from the origin: the model shifts them
     elif case == "integer":
         X = rng.integers(-20, 21, size=(n, 40)).astype(np.float64)
+    elif case == "sparse":  # one to three values a row, of any size: the bound counts those terms only
+        X = np.where(rng.random((n, 40)) < 0.05, X * np.exp(3 * rng.standard_normal((n, 40))), 0.0)
+        X[np.arange(n), rng.integers(0, 40, n)] = rng.standard_normal(n)
     index = ExactIndex().build(X)
     model = index._model
     assert (model.center is not None) == (case == "shifted") and model.integral == (case == "integer")
