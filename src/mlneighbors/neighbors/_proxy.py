@@ -153,8 +153,9 @@ class ProxyModel:
     row_sq : ndarray of shape (n_samples,) or None
         Squared row norms, scaled (the extra column of the euclidean GEMM).
     row_nnz : ndarray of shape (n_samples,) or None
-        The values of each row that are not zero (:func:`row_nonzeros`); None when the rows
-        are shifted (the GEMM sees ``x - c``).
+        The values of each row that are not zero (:func:`row_nonzeros`), for the bounds of
+        the indexed rows as queries; None where they count every column or are not needed
+        (integer data, cosine, rows shifted: the GEMM sees ``x - c``).
     extra : int
         1 for euclidean (the GEMM carries the squared norm as one more column), else 0.
     """
@@ -188,7 +189,10 @@ class ProxyModel:
             self.max_norm = math.sqrt(float(row_norms_sq(self._data).max()))
             self.row_sq = None
             self.extra = 0
-        self.row_nnz = row_nonzeros(X) if self.center is None else None
+        # the leave-one-out's bounds on its own rows (:meth:`indexed_terms`): not needed where the
+        # proxy is exact (integer data: every sum), nor for cosine, nor where the GEMM sees x - c
+        useful = self.metric == "euclidean" and not self.integral and self.center is None
+        self.row_nnz = row_nonzeros(X) if useful else None
 
     def scaled_rows(self, a: int, b: int) -> Matrix:
         """Rows ``a:b`` of the indexed data as the GEMM sees them (shifted, scaled; not yet
