@@ -515,3 +515,40 @@ def test_bounds_count_the_terms_that_are_not_zero(rng):
     ub = np.ones(len(Q))
     assert np.all(bounds.slack(ub)[1:] < dense.slack(ub)[1:] / 10)
     assert bounds.slack(ub)[0] == dense.slack(ub)[0]
+
+
+@pytest.mark.parametrize("kind", ["float", "integer", "shifted", "sparse"])
+def test_build_in_shares_of_rows_is_the_serial_build(rng, monkeypatch, kind):
+    # the build's passes over dense rows run in the worker threads, each its share of the rows
+    # (large data): the same index, array for array, as one thread's build
+    import scipy.sparse as sp
+
+    import mlneighbors.neighbors._exact as exact
+
+    X = rng.standard_normal((301, 17)) * (rng.random((301, 17)) < 0.5)
+    X[:, 3:7] = 0.0  # columns no row uses (the support)
+    if kind == "integer":
+        X = np.rint(X * 3)
+    elif kind == "shifted":
+        X += 500.0
+    elif kind == "sparse":
+        X = sp.csr_matrix(X)
+    serial = ExactIndex(n_jobs=1).build(X)
+    monkeypatch.setattr(exact, "_PARALLEL_BUILD", 1)
+    shares = []
+    row_shares = exact._row_shares
+    monkeypatch.setattr(exact, "_row_shares", lambda n, t: shares.append(t) or row_shares(n, t))
+    parallel = ExactIndex(n_jobs=2).build(X)
+    assert shares == ([2, 1] if kind == "sparse" else [2])  # sparse rows: their densified copy only
+    for a, b in [(serial._Xa, parallel._Xa), (serial._model.row_sq, parallel._model.row_sq)]:
+        np.testing.assert_array_equal(a, b)
+    for name in ("row_nnz", "center"):
+        a, b = getattr(serial._model, name), getattr(parallel._model, name)
+        assert (a is None) == (b is None) and (a is None or np.array_equal(a, b))
+    assert (serial._model.integral, serial._model.scale) == (parallel._model.integral, parallel._model.scale)
+    assert (serial._model.integral, serial._model.center is None) == (kind == "integer", kind != "shifted")
+    if kind == "shifted":  # every column is far from zero
+        assert serial._cols is None and parallel._cols is None
+    else:
+        np.testing.assert_array_equal(serial._cols, parallel._cols)
+        assert 3 not in serial._cols

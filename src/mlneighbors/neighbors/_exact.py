@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from typing import Any, ClassVar
@@ -106,6 +107,9 @@ _ENTRY_WORK = 600
 
 # the indexed rows are converted to the GEMM's form in slices of about this many bytes (float64)
 _BUILD_SLICE_BYTES = 1 << 22
+#: dense indexed data of at least this many values is read by the build's passes in the worker
+#: threads (below it, handing the shares over costs more than it saves)
+_PARALLEL_BUILD = 1 << 20
 
 # indexed rows per tile when there are many (at least twice this many): blocks of up to
 # _STREAM_QUERIES queries are searched tile by tile (a GEMM of 512 x 8,192 x 129 runs at the
@@ -154,6 +158,17 @@ def exact_first_k(
     r, c, v = cand
     pos = first_k(row_starts(r, c1 - c0), k)
     return bounds.from_proxy(v[pos], c0 + r[pos]), c[pos]
+
+
+def _row_shares(n: int, n_threads: int) -> Callable[[Callable[[int, int], Any]], list[Any]]:
+    """``shares(fn)``: ``fn(a, b)`` on ``n_threads`` contiguous shares of the rows ``0:n``, in the
+    worker threads (one share: in the caller's), the results in row order."""
+    step = -(-n // max(1, n_threads))
+    spans = [(a, min(a + step, n)) for a in range(0, n, step)] or [(0, 0)]
+    if len(spans) == 1:
+        return lambda fn: [fn(*spans[0])]
+    pool = _thread_pool(n_threads)
+    return lambda fn: [future.result() for future in [pool.submit(fn, a, b) for a, b in spans]]
 
 
 def _least_of(pieces: list[np.ndarray]) -> list[np.ndarray]:
@@ -291,7 +306,11 @@ class ExactIndex(BaseIndex):
             self._max_l1 = float(np.max(l1))
             self._strategy = "pairwise"
             return
-        model = self._model = ProxyModel(X, self._ref, self.precision, shift=True)
+        # large data: the build's passes over the rows in the worker threads, each its share of
+        # them (sparse rows: their densified copy; the passes over their stored values are short)
+        shares = _row_shares(n, self._n_threads if n * d >= _PARALLEL_BUILD else 1)
+        rows = _row_shares(n, 1) if sp.issparse(X) else shares
+        model = self._model = ProxyModel(X, self._ref, self.precision, shift=True, rows=rows)
         dtype = self._dtype = model.dtype
         self._strategy = self._pick_strategy(X)
         if self._strategy == "sparse":
@@ -300,30 +319,40 @@ class ExactIndex(BaseIndex):
         else:
             # slices of rows small enough to stay in the cache (a large temporary is page-faulted in)
             step = max(1, min(self._budget, _BUILD_SLICE_BYTES) // (8 * max(d, 1)))
-            cols = self._cols = self._support(X, step)
+            cols = self._cols = self._support(X, step, rows)
             width = d if cols is None else len(cols)
             Xa = np.empty((n, width + model.extra), dtype=dtype)
-            for a in range(0, n, step):  # sparse rows are densified slice by slice
-                part = model.scaled_rows(a, a + step)
-                part = part if cols is None else part[:, cols]
-                Xa[a : a + step, :width] = part.toarray() if sp.issparse(part) else part
+
+            def fill(a0: int, b0: int) -> None:
+                for a in range(a0, b0, step):  # sparse rows are densified slice by slice
+                    b = min(a + step, b0)
+                    part = model.scaled_rows(a, b)
+                    part = part if cols is None else part[:, cols]
+                    Xa[a:b, :width] = part.toarray() if sp.issparse(part) else part
+
+            shares(fill)
             if model.extra:
                 Xa[:, width] = model.row_sq
             self._Xa = Xa
 
     @staticmethod
-    def _support(X: Matrix, step: int) -> np.ndarray | None:
+    def _support(X: Matrix, step: int, rows: Any = None) -> np.ndarray | None:
         """The columns where some indexed row is not zero, when they are fewer than 90 % of
         the columns (else None): the GEMM of the proxy needs no other (a column that is zero
         in every indexed row adds the same ``q_j^2`` to every distance of a query, and
-        nothing to its proxy ``||x||^2 - 2 q.x``)."""
+        nothing to its proxy ``||x||^2 - 2 q.x``).  ``rows``: see :func:`_row_shares`."""
         d = X.shape[1]
         if sp.issparse(X):
             used = np.bincount(X.indices, minlength=d) > 0
         else:
-            used = np.zeros(d, dtype=bool)
-            for a in range(0, X.shape[0], step):
-                used |= np.any(X[a : a + step] != 0, axis=0)
+
+            def share(a0: int, b0: int) -> np.ndarray:
+                used = np.zeros(d, dtype=bool)
+                for a in range(a0, b0, step):
+                    used |= np.any(X[a : min(a + step, b0)] != 0, axis=0)
+                return used
+
+            used = np.logical_or.reduce((rows or _row_shares(X.shape[0], 1))(share))
         cols = np.flatnonzero(used)
         return cols if len(cols) < 0.9 * d else None
 

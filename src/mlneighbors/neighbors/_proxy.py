@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -160,8 +161,15 @@ class ProxyModel:
         1 for euclidean (the GEMM carries the squared norm as one more column), else 0.
     """
 
-    def __init__(self, X: Matrix, ref: Reference, precision: str, *, shift: bool = False) -> None:
+    def __init__(
+        self, X: Matrix, ref: Reference, precision: str, *, shift: bool = False,
+        rows: Callable[[Callable[[int, int], Any]], list[Any]] | None = None
+    ) -> None:
         d = X.shape[1]
+        # each pass over the rows: in the caller's shares of them (``rows``), the same numbers
+        shares = rows or (lambda fn: [fn(0, X.shape[0])])
+        rows_of = lambda a, b: X if (a, b) == (0, X.shape[0]) else X[a:b]  # noqa: E731 (no copy of a CSR)
+        by_rows = lambda f, *args: np.concatenate(shares(lambda a, b: f(rows_of(a, b), *args)))  # noqa: E731
         self.metric = ref.metric
         self.n_features = d
         dtype = np.dtype(precision)
@@ -171,12 +179,12 @@ class ProxyModel:
         self._data = ref.X  # normalised rows for cosine
         self.center = None
         if self.metric == "euclidean":
-            integral = is_integral(X)
-            sq = row_norms_sq(X)
+            integral = all(shares(lambda a, b: is_integral(rows_of(a, b))))
+            sq = by_rows(row_norms_sq)
             if shift and not sp.issparse(X):
                 self.center = _center_of(X, sq, integral)
                 if self.center is not None:
-                    sq = row_norms_sq(X, self.center)
+                    sq = by_rows(row_norms_sq, self.center)
             max_norm = math.sqrt(float(sq.max()))
             self.integral = integral and sq.max() < EXACT_INT[dtype] / 4
             self.scale = 1.0 if self.integral else _scale_of(max_norm)
@@ -192,7 +200,7 @@ class ProxyModel:
         # the leave-one-out's bounds on its own rows (:meth:`indexed_terms`): not needed where the
         # proxy is exact (integer data: every sum), nor for cosine, nor where the GEMM sees x - c
         useful = self.metric == "euclidean" and not self.integral and self.center is None
-        self.row_nnz = row_nonzeros(X) if useful else None
+        self.row_nnz = by_rows(row_nonzeros) if useful else None
 
     def scaled_rows(self, a: int, b: int) -> Matrix:
         """Rows ``a:b`` of the indexed data as the GEMM sees them (shifted, scaled; not yet
