@@ -9,7 +9,8 @@ How a block of queries is answered
    product, whichever the cost model below picks; ``manhattan`` uses scikit-learn's
    ``pairwise_distances`` as its proxy.
 2. **Candidates.**  The proxy's rounding error is bounded rigorously (standard floating-point
-   model): ``|p~ - p| <= (d + 16) u (||x||^2 + 2 ||q|| ||x||)``, ``u`` the unit roundoff.  A
+   model): ``|p~ - p| <= (m + 16) u (||x||^2 + 2 ||q|| ||x||)``, ``u`` the unit roundoff and
+   ``m`` the query's values that are not zero, at most d (a zero product rounds nothing).  A
    first pass keeps the entries within a generous estimate of that bound of the k-th smallest
    proxy, found without sorting the block (see ``_select``).  Euclidean: the float64
    distances of the k best by proxy give an upper bound ``D`` of the k-th distance; every row
@@ -27,8 +28,9 @@ When the queries are the indexed rows themselves (``loo_kneighbors``, every mode
 the products of row blocks I and J serve both blocks: each pair is computed once (about half
 the GEMM of the plain search; ``_loo_query``), the products of J > I kept for block J while
 its turn comes, as long as they fit in the working memory (dense rows; about 14,000 rows
-at the default 256 MiB).  The proxy is then ``||x||^2 - 2 q.x`` with the norm added to the
-float product in one rounding, within the same error bound; selection and re-ranking as above.
+at the default 256 MiB).  The GEMM then carries both squared norms as two more terms, so that
+each number is the squared distance itself, the proxy of both rows of the pair (its bound
+that of d + 2 terms summing to ``(||q|| + ||x||)^2``); selection and re-ranking as above.
 
 What is guaranteed
 ------------------
