@@ -518,12 +518,12 @@ class ExactIndex(BaseIndex):
             if model.extra:
                 lhs[:, width] = self._Xa[a:b, width]
                 lhs[:, width + 1] = 1.0
-            rows = [np.matmul(lhs, rhs[j0 : j0 + T.shape[1]].T, out=T[a - i0 : b - i0]) for j0, T in after]
+            products = [np.matmul(lhs, rhs[j0 : j0 + T.shape[1]].T, out=T[a - i0 : b - i0]) for j0, T in after]
             qb = self._ref.prepare(X[a:b])
             # the queries are the indexed rows: their norms are known, and they are integers if the data are
             terms = model.indexed_terms(a, b, qb)
             bounds = model.bounds(terms, qb, _FIRST_PASS_SLACK, indexed=True, symmetric=bool(model.extra))
-            self._select_split(qb, [T[:, a - i0 : b - i0] for T in before], rows, bounds, m, rest,
+            self._select_split(qb, [T[:, a - i0 : b - i0] for T in before], products, bounds, m, rest,
                                dist[a:b], idx[a:b], sets)
 
         pool = _thread_pool(n_threads) if n_threads > 1 else None
