@@ -466,9 +466,9 @@ class ExactIndex(BaseIndex):
         proxy of both rows of the pair (``ProxyModel.bounds`` with ``symmetric``: no norm is
         added afterwards, where adding each row's norm to the products wrote every entry
         twice more: 14 % of the threads' time in corel16k001's fit and predict); cosine,
-        ``-2 x_i.x_j`` is the proxy of both already.  Then block I is selected and re-ranked as a block of queries
-        is.  The answer is the engine's own (the first m by reference distance and row),
-        whatever the proxy's rounding.
+        ``-2 x_i.x_j`` is the proxy of both already.  Then block I is selected and re-ranked
+        as a block of queries is.  The answer is the engine's own (the first m by reference
+        distance and row), whatever the proxy's rounding.
 
         None (the plain search answers) for a subset of rows, rows not as validation leaves
         them, other strategies than dense rows, fewer than 3 blocks, or when the kept products

@@ -197,10 +197,14 @@ class ProxyModel:
             self.max_norm = math.sqrt(float(row_norms_sq(self._data).max()))
             self.row_sq = None
             self.extra = 0
-        # the leave-one-out's bounds on its own rows (:meth:`indexed_terms`): not needed where the
-        # proxy is exact (integer data: every sum), nor for cosine, nor where the GEMM sees x - c
-        useful = self.metric == "euclidean" and not self.integral and self.center is None
-        self.row_nnz = by_rows(row_nonzeros) if useful else None
+        # the leave-one-out's bounds on its own rows (:meth:`indexed_terms`; cosine counts them there)
+        self.row_nnz = by_rows(row_nonzeros) if self.metric == "euclidean" and self._counts_zeros() else None
+
+    def _counts_zeros(self) -> bool:
+        """Whether the bounds count the queries' non-zero values: not where the GEMM sees
+        ``x - c`` (every column counts), nor on integer data (their proxy is exact: the bounds
+        of a non-integer query then count every column, as they may)."""
+        return getattr(self, "center", None) is None and not self.integral
 
     def scaled_rows(self, a: int, b: int) -> Matrix:
         """Rows ``a:b`` of the indexed data as the GEMM sees them (shifted, scaled; not yet
@@ -222,7 +226,7 @@ class ProxyModel:
         """Norms and block factor of prepared queries (``Reference.prepare``)."""
         s = self.scale
         center = getattr(self, "center", None)  # (indexes saved before it have none)
-        nnz = row_nonzeros(qb) if center is None else None
+        nnz = row_nonzeros(qb) if self._counts_zeros() else None
         if self.metric == "cosine":  # rows of qb are already normalised; norms <= 1
             qnorm = np.sqrt(row_norms_sq(qb))
             return QueryTerms(qnorm * qnorm, qnorm, float(qnorm.max()), 1.0, nnz)
