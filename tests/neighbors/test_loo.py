@@ -273,3 +273,80 @@ def test_symmetric_proxy_bounds_hold_for_every_pair(rng, case):
     assert np.all(V[near_r, near_c] <= bounds.refine(kth, 0, n)[near_r])
     lo, hi = model.bounds(terms, qb, indexed=True).interval(V[r, c].astype(np.float64), c, r)
     assert not (np.all(lo <= ref) and np.all(ref <= hi))
+
+
+def _run_pipeline(n_blocks, shares, n_threads, fail=None):
+    # the leave-one-out's scheduler with stand-ins that sleep a little and log their start and
+    # end, in the order they happen (one lock); ``fail``: the job that raises
+    import threading
+    import time
+
+    from mlneighbors.neighbors._exact import _pipeline
+
+    log, lock = [], threading.Lock()
+
+    def job(kind, i, *rest):
+        with lock:
+            log.append(("start", kind, i, *rest))
+        time.sleep(0.002 if kind == "gemm" else 0.003)
+        if fail == (kind, i, *rest):
+            raise RuntimeError(f"{kind} {i} failed")
+        with lock:
+            log.append(("end", kind, i, *rest))
+
+    def release(j):
+        log.append(("end", "release", j))  # under the scheduler's lock
+
+    _pipeline(n_blocks, shares, lambda i, c0, c1: job("gemm", i, c0, c1), lambda i: job("select", i), release,
+              n_threads)
+    return log
+
+
+@pytest.mark.parametrize("n_threads", [2, 3])
+@pytest.mark.parametrize("ahead", [1, 2])
+def test_pipeline_selects_a_block_only_once_its_products_are_in(monkeypatch, n_threads, ahead):
+    import mlneighbors.neighbors._exact as exact
+
+    monkeypatch.setattr(exact, "_AHEAD", ahead)
+    n_blocks = 7
+    shares = [(i, c, c + 1) for i in range(n_blocks) for c in range(i, n_blocks)]  # fewer as blocks go
+    log = _run_pipeline(n_blocks, shares, n_threads)
+    ended = [entry[1:] for entry in log if entry[0] == "end"]
+    # every share and every selection exactly once
+    assert sorted(e for e in ended if e[0] == "gemm") == sorted(("gemm", *s) for s in shares)
+    assert sorted(e[1] for e in ended if e[0] == "select") == list(range(n_blocks))
+    # each block released once, in order, once the selections up to it are done
+    assert [e[1] for e in ended if e[0] == "release"] == list(range(n_blocks))
+    for at, entry in enumerate(log):
+        if entry[1] == "release":
+            done = {e[2] for e in log[:at] if e[:2] == ("end", "select")}
+            assert set(range(entry[2] + 1)) <= done
+    for at, (what, kind, i, *_) in enumerate(log):
+        if what != "start":
+            continue
+        before = {entry[1:] for entry in log[:at] if entry[0] == "end"}
+        if kind == "select":  # every share of the blocks up to it is done
+            assert all(("gemm", *s) in before for s in shares if s[0] <= i)
+        else:  # the GEMMs run at most _AHEAD blocks ahead of the first block not selected
+            assert all(("select", j) in before for j in range(i - exact._AHEAD))
+    # a selection starts beside another only where no GEMM share could run instead
+    running = set()
+    for at, (what, kind, i, *_) in enumerate(log):
+        if kind != "select":
+            continue
+        if what == "start" and running:
+            started = {entry[1:] for entry in log[:at] if entry[0] == "start"}
+            selected = {entry[2] for entry in log[:at] if entry[0] == "end" and entry[1] == "select"}
+            low = min(set(range(n_blocks)) - selected)
+            assert all(("gemm", *s) in started for s in shares if s[0] <= low + exact._AHEAD)
+        (running.add if what == "start" else running.discard)(i)
+
+
+@pytest.mark.parametrize("fail", [("gemm", 2, 2, 3), ("select", 1)])
+def test_pipeline_error_reaches_the_caller_and_stops_the_workers(fail):
+    shares = [(i, c, c + 1) for i in range(6) for c in range(i, 6)]
+    with pytest.raises(RuntimeError, match="failed"):
+        _run_pipeline(6, shares, 2, fail=fail)
+    # the pool's workers are free again: the same scheduler runs to the end
+    log = _run_pipeline(6, shares, 2)
+    assert sum(entry[:2] == ("end", "select") for entry in log) == 6

@@ -55,7 +55,6 @@ import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import nullcontext
 from typing import Any, ClassVar
 
 import numpy as np
@@ -125,6 +124,9 @@ _STREAM_QUERIES = _MAX_BLOCK_ELEMENTS // _TILE_ROWS
 # are computed once for both: B (B + 1) / 2 of the B^2 products)
 _LOO_MIN_BLOCK = 512
 _LOO_BLOCKS = 12
+# the GEMMs of a search on the workers (``_pipeline``) run at most this many blocks ahead of
+# its selection
+_AHEAD = 1
 
 _controller_lock = threading.Lock()
 _controller: Any = None
@@ -160,6 +162,91 @@ def exact_first_k(
     r, c, v = cand
     pos = first_k(row_starts(r, c1 - c0), k)
     return bounds.from_proxy(v[pos], c0 + r[pos]), c[pos]
+
+
+def _pipeline(
+    n_blocks: int, shares: list[tuple[int, int, int]], products: Callable[[int, int, int], None],
+    select: Callable[[int], None], release: Callable[[int], None], n_threads: int
+) -> None:
+    """Blocks of a search on ``n_threads`` workers: each block's GEMM in shares (``shares``:
+    ``(block, c0, c1)`` in block order; ``products(i, c0, c1)`` on one BLAS thread), and its
+    selection (``select(i)``) once the products of every block up to it are in, one block at a
+    time; ``release(i)`` once the selections of every block up to it are done.
+
+    One selection at a time where there is GEMM work beside it, because the selection is many
+    short NumPy calls, each giving the interpreter's lock up and taking it back: two threads
+    selecting at once hand the lock to each other at every call and gain little (the
+    selections of yahoo-science's leave-one-out: 1.2x on two threads), while a GEMM holds no
+    lock for milliseconds.  So one worker selects while the others compute the next blocks'
+    products, at most ``_AHEAD`` blocks ahead of the first block not selected yet (the memory
+    they write stays bounded); where no GEMM is left to do, another selection runs beside
+    (the last blocks' products take less time than their selections).
+    """
+    cond = threading.Condition()
+    left = [0] * n_blocks  # GEMM shares not done, by block
+    for i, _, _ in shares:
+        left[i] += 1
+    done = [False] * n_blocks  # selections done
+    # the next share and selection to hand out, the blocks whose products are all in, the first
+    # block not selected yet, the selections running
+    state = {"share": 0, "select": 0, "ready": 0, "low": 0, "running": 0, "failed": False}
+
+    def next_job() -> tuple[int, int, int] | int | None:
+        # under the condition's lock: a selection once its products are in (a second one at
+        # once only where no GEMM is left to do: better than waiting), else a GEMM share
+        while not state["failed"] and state["select"] < n_blocks:
+            g = state["share"]
+            gemm = g < len(shares) and shares[g][0] <= state["low"] + _AHEAD
+            if state["ready"] > state["select"] and (not state["running"] or not gemm):
+                state["running"] += 1
+                state["select"] += 1
+                return state["select"] - 1
+            if gemm:
+                state["share"] = g + 1
+                return shares[g]
+            cond.wait()
+        return None
+
+    def worker() -> None:
+        while True:
+            with cond:
+                job = next_job()
+            if job is None:
+                return
+            try:
+                if isinstance(job, int):
+                    select(job)
+                else:
+                    products(*job)
+            except BaseException:
+                with cond:
+                    state["failed"] = True
+                    cond.notify_all()
+                raise
+            with cond:
+                if isinstance(job, int):
+                    state["running"] -= 1
+                    done[job] = True
+                    while state["low"] < n_blocks and done[state["low"]]:
+                        release(state["low"])
+                        state["low"] += 1
+                else:
+                    left[job[0]] -= 1
+                    while state["ready"] < n_blocks and left[state["ready"]] == 0:
+                        state["ready"] += 1
+                cond.notify_all()
+
+    pool = _thread_pool(n_threads)
+    with _blas_single_thread():  # workers: one BLAS thread each
+        futures = [pool.submit(worker) for _ in range(n_threads)]
+        try:
+            for future in futures:
+                future.result()
+        except BaseException:  # Ctrl-C or an error: do not leave the workers computing
+            with cond:
+                state["failed"] = True
+                cond.notify_all()
+            raise
 
 
 def _row_shares(n: int, n_threads: int) -> Callable[[Callable[[int, int], Any]], list[Any]]:
@@ -487,8 +574,11 @@ class ExactIndex(BaseIndex):
         rest = max(self._budget // (8 * n_threads), 1 << 20)  # per part: selection and re-ranking
         model = self._model
         width = self._Xa.shape[1] - model.extra  # the columns kept (``_support``)
-        # the products kept at most: after block I, those of blocks <= I with blocks >= I
-        most_kept = max((i + 1) * (len(blocks) - i) for i in range(len(blocks))) * size * size * itemsize
+        # the products kept at most: while block I is selected, those of the blocks up to I + ahead
+        # (their GEMMs may be done) with every block J >= I
+        ahead = _AHEAD if n_threads > 1 else 0
+        nb = len(blocks)
+        most_kept = max(sum(min(j, i + ahead) + 1 for j in range(i, nb)) for i in range(nb)) * size * size * itemsize
         if len(blocks) < 3 or most_kept + n * (width + 2) * itemsize + n_threads * rest > self._budget:
             return None
         dist = np.empty((n, m), dtype=np.float64)
@@ -501,48 +591,64 @@ class ExactIndex(BaseIndex):
             rhs[:, width + 1] = self._Xa[:, width]
         else:  # cosine: -2 x_i.x_j is symmetric already
             rhs = A
-        # the products of blocks I < J, (|I|, |J|) as the GEMM gives them: block I's proxy
-        # columns of block J, and (read along its columns) block J's of block I; one array
-        # for each J, whose pages are touched only as the blocks I fill them and are given back
-        # all at once after block J (large, so the system can back it with huge pages: one
-        # array for each pair paged its memory in by 4 KiB pages, corel16k001's fit and predict
-        # 405-415 ms against 385-395)
-        kept = {j0: np.empty((j, size, min(j0 + size, n) - j0), dtype=self._dtype) for j, j0 in enumerate(blocks)}
-        diagonal = np.empty(size * size, dtype=self._dtype)  # each block's products with itself, in turn
+        # the products of blocks I <= J, (|I|, |J|) as the GEMM gives them: block I's proxy
+        # columns of block J, and (read along its columns) block J's of block I; one array for
+        # each J, its last piece J's own products, whose pages are touched only as the blocks I
+        # fill them and are given back all at once after block J (large, so the system can back
+        # it with huge pages: one array for each pair paged its memory in by 4 KiB pages,
+        # corel16k001's fit and predict 405-415 ms against 385-395)
+        kept: list[np.ndarray | None] = [np.empty((j + 1, size, min(j0 + size, n) - j0), dtype=self._dtype)
+                                         for j, j0 in enumerate(blocks)]
+        made: dict[int, np.ndarray] = {}  # each block's left-hand side, made once
+        making = [threading.Lock() for _ in blocks]
 
-        def part(i0: int, a: int, b: int, before: list[np.ndarray], after: list[tuple[int, np.ndarray]]) -> None:
-            # this part's rows of block I: the products with the blocks J >= I, then selection
-            # from them and from the earlier blocks' products, as for a block of queries
-            lhs = np.empty((b - a, rhs.shape[1]), dtype=self._dtype)
-            np.multiply(A[a:b], np.array(-2.0, dtype=A.dtype), out=lhs[:, :width])  # exact: a power of two
-            if model.extra:
-                lhs[:, width] = self._Xa[a:b, width]
-                lhs[:, width + 1] = 1.0
-            products = [np.matmul(lhs, rhs[j0 : j0 + T.shape[1]].T, out=T[a - i0 : b - i0]) for j0, T in after]
-            qb = self._ref.prepare(X[a:b])
+        def products(i: int, c0: int, c1: int) -> None:
+            # block I's products with the indexed rows c0:c1 (c0 >= I's first row), into the
+            # arrays of the blocks J they fall in
+            i0, i1 = blocks[i], min(blocks[i] + size, n)
+            with making[i]:
+                lhs = made.get(i)
+                if lhs is None:
+                    lhs = made[i] = np.empty((i1 - i0, rhs.shape[1]), dtype=self._dtype)
+                    np.multiply(A[i0:i1], np.array(-2.0, dtype=A.dtype), out=lhs[:, :width])  # exact: a power of two
+                    if model.extra:
+                        lhs[:, width] = self._Xa[i0:i1, width]
+                        lhs[:, width + 1] = 1.0
+            for j in range(i, len(blocks)):
+                a, b = max(c0, blocks[j]), min(c1, blocks[j] + size, n)
+                if a < b:
+                    np.matmul(lhs, rhs[a:b].T, out=kept[j][i][: i1 - i0, a - blocks[j] : b - blocks[j]])
+
+        def select(i: int) -> None:
+            # block I from its products with the blocks J >= I and the earlier blocks', as a
+            # block of queries is
+            i0, i1 = blocks[i], min(blocks[i] + size, n)
+            pieces = kept[i]
+            made.pop(i, None)
+            qb = self._ref.prepare(X[i0:i1])
             # the queries are the indexed rows: their norms are known, and they are integers if the data are
-            terms = model.indexed_terms(a, b, qb)
+            terms = model.indexed_terms(i0, i1, qb)
             bounds = model.bounds(terms, qb, _FIRST_PASS_SLACK, indexed=True, symmetric=bool(model.extra))
-            self._select_split(qb, [T[:, a - i0 : b - i0] for T in before], products, bounds, m, rest,
-                               dist[a:b], idx[a:b], sets)
+            after = [pieces[i][: i1 - i0]] + [T[i][: i1 - i0] for T in kept[i + 1 :]]
+            self._select_split(qb, list(pieces[:i]), after, bounds, m, rest, dist[i0:i1], idx[i0:i1], sets)
+            progress.advance(i1 - i0)
 
-        pool = _thread_pool(n_threads) if n_threads > 1 else None
-        blas = _blas_single_thread() if pool is not None else nullcontext()  # workers: one BLAS thread each
-        with task("neighbour search", total=n, unit="rows") as progress, blas:
-            for i, i0 in enumerate(blocks):
-                i1 = min(i0 + size, n)
-                before = list(kept.pop(i0))
-                own = diagonal[: (i1 - i0) ** 2].reshape(i1 - i0, i1 - i0)
-                after = [(i0, own)] + [(j0, kept[j0][i]) for j0 in blocks[i + 1 :]]  # its own block, then later ones
-                part_rows = -(-(i1 - i0) // n_threads)
-                parts = [(a, min(a + part_rows, i1)) for a in range(i0, i1, part_rows)]
-                if pool is None:
-                    for a, b in parts:
-                        part(i0, a, b, before, after)
-                else:  # one part per thread, each with a one-thread BLAS
-                    for future in [pool.submit(part, i0, a, b, before, after) for a, b in parts]:
-                        future.result()
-                progress.advance(i1 - i0)
+        def release(j: int) -> None:  # block J's products are read by the selections of blocks I <= J
+            kept[j] = None
+
+        with task("neighbour search", total=n, unit="rows") as progress:
+            if n_threads == 1:  # the GEMM on the BLAS's own threads
+                for i, i0 in enumerate(blocks):
+                    products(i, i0, n)
+                    select(i)
+                    release(i)
+            else:
+                # each block's products with the rows from its own on, in one share of columns per
+                # thread (all of the block's rows in each GEMM: one of 477 rows runs 5-10 % faster
+                # than one of 238)
+                shares = [(i, c, min(c + -(-(n - i0) // n_threads), n))
+                          for i, i0 in enumerate(blocks) for c in range(i0, n, -(-(n - i0) // n_threads))]
+                _pipeline(len(blocks), shares, products, select, release, n_threads)
         return dist, idx
 
     def _search_block(
