@@ -571,7 +571,7 @@ class ExactIndex(BaseIndex):
         size = max(1, min(_MAX_BLOCK_ELEMENTS // n, max(_LOO_MIN_BLOCK, -(-n // _LOO_BLOCKS))))
         size = -(-n // -(-n // size))  # blocks of equal size
         blocks = list(range(0, n, size))
-        rest = max(self._budget // (8 * n_threads), 1 << 20)  # per part: selection and re-ranking
+        rest = max(self._budget // (8 * n_threads), 1 << 20)  # per selection and its re-ranking (one a thread)
         model = self._model
         width = self._Xa.shape[1] - model.extra  # the columns kept (``_support``)
         # the products kept at most: while block I is selected, those of the blocks up to I + ahead
