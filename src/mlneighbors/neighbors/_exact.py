@@ -644,7 +644,7 @@ class ExactIndex(BaseIndex):
                     release(i)
             else:
                 # each block's products with the rows from its own on, in one share of columns per
-                # thread (all of the block's rows in each GEMM: one of 477 rows runs 5-10 % faster
+                # thread (all of the block's rows in each GEMM: one of 477 rows runs 5-9 % faster
                 # than one of 238)
                 shares = [(i, c, min(c + -(-(n - i0) // n_threads), n))
                           for i, i0 in enumerate(blocks) for c in range(i0, n, -(-(n - i0) // n_threads))]
