@@ -132,10 +132,12 @@ def test_drop_self_in_blocks_equals_a_loop_twin(rng, monkeypatch, block):
 @pytest.mark.parametrize("metric", ["euclidean", "cosine"])
 @pytest.mark.parametrize("integer", [False, True])
 @pytest.mark.parametrize("precision", ["float32", "float64"])
-@pytest.mark.parametrize("n_jobs", [1, 2])
+@pytest.mark.parametrize("n_jobs", [1, 2, 3])
 def test_symmetric_loo_equals_twin(rng, monkeypatch, metric, integer, precision, n_jobs):
     # the exact engine's own leave-one-out (each block pair's products computed once, for
-    # both blocks): blocks of 16 rows here, so that 203 rows make 13 blocks (the last shorter)
+    # both blocks): blocks of 16 rows here, so that 203 rows make 13 blocks (the last shorter);
+    # on 2 and 3 workers, the pipeline (each block's GEMM in column shares that cut across the
+    # later blocks, the selections beside them)
     import mlneighbors.neighbors._exact as exact
 
     monkeypatch.setattr(exact, "_LOO_MIN_BLOCK", 16)
