@@ -544,17 +544,18 @@ class ExactIndex(BaseIndex):
         drops it), from half the products: the queries are the indexed rows, so the dot
         products of row blocks I and J serve both (symmetric leave-one-out).
 
-        Row blocks are taken in order; block I's products with every block J >= I are
-        computed (one GEMM each; each thread its share of block I's rows) and kept as the GEMM
-        gives them, (|I|, |J|): block I reads them along their rows, block J (later) along
-        their columns (``_select_split``: nothing is copied or transposed).  Euclidean, the
-        GEMM takes both squared norms as two more terms (``[-2 x_i, ||x_i||^2, 1]`` against
-        ``[x_j, 1, ||x_j||^2]``), so that each number is the squared distance itself, the
-        proxy of both rows of the pair (``ProxyModel.bounds`` with ``symmetric``: no norm is
-        added afterwards, where adding each row's norm to the products wrote every entry
-        twice more: 14 % of the threads' time in corel16k001's fit and predict); cosine,
-        ``-2 x_i.x_j`` is the proxy of both already.  Then block I is selected and re-ranked
-        as a block of queries is.  The answer is the engine's own (the first m by reference
+        Row blocks are taken in order; block I's products with every block J >= I are computed
+        (all of block I's rows in each GEMM; on the workers, each thread a share of the
+        columns) and kept as the GEMM gives them, (|I|, |J|): block I reads them along their
+        rows, block J (later) along their columns (``_select_split``: nothing is copied or
+        transposed).  Euclidean, the GEMM takes both squared norms as two more terms
+        (``[-2 x_i, ||x_i||^2, 1]`` against ``[x_j, 1, ||x_j||^2]``), so that each number is the squared
+        distance itself, the proxy of both rows of the pair (``ProxyModel.bounds`` with
+        ``symmetric``: no norm is added afterwards, where adding each row's norm to the
+        products wrote every entry twice more: 14 % of the threads' time in corel16k001's fit
+        and predict); cosine, ``-2 x_i.x_j`` is the proxy of both already.  Then block I is
+        selected and re-ranked as a block of queries is, on the workers beside the next block's
+        GEMMs (``_pipeline``).  The answer is the engine's own (the first m by reference
         distance and row), whatever the proxy's rounding.
 
         None (the plain search answers) for a subset of rows, rows not as validation leaves
