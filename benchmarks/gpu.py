@@ -169,6 +169,7 @@ def main() -> None:
     parser.add_argument("--no-exact", action="store_true", help="skip the exact CPU backend")
     args = parser.parse_args()
     warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta")
+    warnings.filterwarnings("ignore", message="Sparse invariant checks are implicitly disabled")  # torch 2.11
 
     import torch
 

@@ -367,6 +367,8 @@ class TorchIndex(BaseIndex):
             return torch.from_numpy(np.ascontiguousarray(part)).to(dev)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta")
+            # torch 2.11 says so once even where check_invariants=False is passed (2.13 does not)
+            warnings.filterwarnings("ignore", message="Sparse invariant checks are implicitly disabled")
             csr = torch.sparse_csr_tensor(
                 torch.from_numpy(part.indptr.astype(np.int64)),
                 torch.from_numpy(part.indices.astype(np.int64)),
@@ -374,7 +376,7 @@ class TorchIndex(BaseIndex):
                 size=part.shape,
                 check_invariants=False,
             ).to(dev)
-        return csr if sparse else csr.to_dense()
+            return csr if sparse else csr.to_dense()
 
     def _release(self, torch: ModuleType) -> None:
         if self._device(torch).startswith("cuda"):
