@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from mlneighbors.neighbors import ExactIndex
+from mlneighbors.neighbors import ExactIndex, loo_kneighbors
 
 from ._twins import distances_to, twin_kneighbors
 
@@ -101,3 +101,75 @@ def test_cosine_zero_rows_are_at_distance_one(rng):
     dist, idx = ExactIndex(metric="cosine").build(X).query(sp.csr_matrix([[0.0, 0.0], [3.0, 0.0]]), 4)
     np.testing.assert_array_equal(idx, [[0, 1, 2, 3], [1, 0, 2, 3]])
     np.testing.assert_array_equal(dist, [[1.0, 1.0, 1.0, 1.0], [0.0, 1.0, 1.0, 1.0]])
+
+
+# ---------------------------------------------------------------- dense rows that are mostly zeros
+# (text stored dense, as slashdot's and corel16k001's ARFF files are: 8 words a row of 500-1,079):
+# the proxy from scipy's product of their stored values, the distances from the dense rows
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
+@pytest.mark.parametrize("integer", [False, True])
+@pytest.mark.parametrize("n_jobs", [1, 2])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_dense_rows_of_mostly_zeros_equal_the_twin(rng, metric, integer, n_jobs, dtype):
+    X = sparse_data(rng, 240, 400, 0.01, integer=integer)
+    X[rng.choice(240, 20)] = -X[rng.choice(240, 20)]  # sign flips: more exact ties
+    X = X.astype(dtype).astype(np.float64)  # the values the float32 input holds
+    Q = np.vstack([X[:20], np.zeros((1, 400)), sparse_data(rng, 30, 400, 0.01, integer=integer)])
+    Q = Q.astype(dtype).astype(np.float64)  # (a float32 index reads its queries in float32)
+    # a small working memory: many blocks of queries
+    index = ExactIndex(metric=metric, n_jobs=n_jobs, working_memory=0.05).build(X.astype(dtype))
+    assert index.strategy_ == "sparse"
+    for k in (1, 10, 240):
+        ref_dist, ref_idx = twin_kneighbors(X, Q, k, metric)
+        for Qin in (Q.astype(dtype), sp.csr_matrix(Q)):
+            dist, idx = index.query(Qin, k)
+            np.testing.assert_array_equal(idx, ref_idx)
+            np.testing.assert_array_equal(dist, ref_dist)
+        dist, idx = loo_kneighbors(index, X.astype(dtype), k - 1 or 1)
+        ref_dist, ref_idx = twin_kneighbors(X, X, k - 1 or 1, metric, exclude=np.arange(len(X)))
+        np.testing.assert_array_equal(idx, ref_idx)
+        np.testing.assert_array_equal(dist, ref_dist)
+
+
+def test_the_strategy_of_dense_rows(rng):
+    X = sparse_data(rng, 240, 400, 0.01, integer=False)
+    assert ExactIndex(n_jobs=2).build(X).strategy_ == "sparse"  # by the cost model
+    assert ExactIndex(n_jobs=2, sparse_strategy="densify").build(X).strategy_ == "dense"
+    # many values that are not zero: the GEMM by the cost model, the sparse product when asked
+    full = rng.standard_normal((240, 40))
+    assert ExactIndex(n_jobs=2).build(full).strategy_ == "dense"
+    assert ExactIndex(n_jobs=2, sparse_strategy="sparse").build(full).strategy_ == "sparse"
+    # rows far from the origin (one column of 1,000s): the GEMM sees them shifted, never zeros
+    far = X.copy()
+    far[:, 0] = 1000.0 + rng.random(240)
+    index = ExactIndex(sparse_strategy="sparse").build(far)
+    assert index._model.center is not None and index.strategy_ == "dense"
+
+
+@pytest.mark.parametrize("shape", [(0, 5), (7, 1), (1, 9), (300, 37), (64, 0)])
+def test_stored_rows_equal_scipy(rng, shape):
+    from mlneighbors.neighbors._exact import _stored
+
+    A = np.where(rng.random(shape) < 0.2, rng.standard_normal(shape), 0.0)
+    if A.size:
+        A.flat[0] = -0.0  # a zero, whatever its sign
+    for part in (A, A.astype(np.float32), A[:, ::-1]):  # a view that is not contiguous too
+        got, want = _stored(part), sp.csr_matrix(part)
+        assert got.shape == want.shape and got.dtype == want.dtype and got.has_canonical_format
+        np.testing.assert_array_equal(got.indptr, want.indptr)
+        np.testing.assert_array_equal(got.indices, want.indices)
+        np.testing.assert_array_equal(got.data, want.data)
+
+
+@pytest.mark.parametrize("step", [1, 7, 1000])
+def test_column_counts_equal_count_nonzero(rng, step):
+    from mlneighbors.neighbors._exact import ExactIndex, _row_shares
+
+    X = np.where(rng.random((50, 13)) < 0.3, rng.standard_normal((50, 13)), 0.0)
+    X[:, 4] = 0.0
+    want = np.count_nonzero(X, axis=0)
+    for rows in (None, _row_shares(50, 3)):
+        np.testing.assert_array_equal(ExactIndex._column_counts(X, step, rows), want)
+    np.testing.assert_array_equal(ExactIndex._column_counts(sp.csr_matrix(X), step), want)
