@@ -79,7 +79,7 @@ def test_the_rule_has_one_crossover_in_n(d):
     assert picks[first:].all() and not picks[:first].any()
 
 
-def test_exact_seconds_grows_as_n_squared_d():
+def test_exact_seconds_grows_as_n_squared_d(monkeypatch):
     t = _auto.exact_seconds
     assert t(2000, 2000, 64, n_threads=1) == pytest.approx(4 * t(1000, 1000, 64, n_threads=1))
     assert t(1000, 1000, 256, n_threads=1) > 2 * t(1000, 1000, 64, n_threads=1)
@@ -87,6 +87,18 @@ def test_exact_seconds_grows_as_n_squared_d():
     # sparse rows sharing few columns: the sparse product's estimate, much cheaper than dense
     X = sp.random(1000, 5000, density=0.001, format="csr", random_state=0)
     assert t(1000, 1000, 5000, n_threads=1, X=X) < t(1000, 1000, 5000, n_threads=1) / 10
+    # the same rows stored dense (the engine searches them with the sparse product too): the
+    # estimate from a sample of their column counts, near the one from all of them
+    X = sp.random(1000, 5000, density=0.004, format="csr", random_state=0)
+    dense = X.toarray()
+    assert t(1000, 1000, 5000, n_threads=1, X=dense) == pytest.approx(t(1000, 1000, 5000, n_threads=1, X=X))
+    monkeypatch.setattr(_auto, "_COUNT_SAMPLE", 100)  # every 10th row
+    sampled = t(1000, 1000, 5000, n_threads=1, X=dense)
+    assert sampled != t(1000, 1000, 5000, n_threads=1, X=X)
+    assert sampled == pytest.approx(t(1000, 1000, 5000, n_threads=1, X=X), rel=0.1)
+    # dense rows with few zeros: the GEMM's estimate
+    full = np.random.default_rng(0).random((300, 50))
+    assert t(300, 300, 50, n_threads=1, X=full) == t(300, 300, 50, n_threads=1)
 
 
 def test_auto_on_small_dense_and_sparse_data_is_exact():

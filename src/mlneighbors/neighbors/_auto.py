@@ -34,7 +34,7 @@ import scipy.sparse as sp
 
 from ._base import BaseIndex, _search, answers_sets, check_positive_int, check_recall, resolve_n_jobs
 from ._capabilities import Capabilities, get_capabilities
-from ._exact import _NS_SPARSE_MAC, _NS_SPARSE_OUT, _blas_single_thread
+from ._exact import ExactIndex, _blas_single_thread, sparse_product_ns
 from ._loo import loo_kneighbors
 from ._registry import BACKENDS, get_index
 from ._select import (
@@ -73,6 +73,8 @@ _PROBE_BLOCK = (1024, 8192, 128)
 #: part of the cache's key: a new engine (2: the selection by group minima) measures afresh
 _PROBE_VERSION = 2
 _exact_costs: tuple[float, float] | None = None
+#: dense rows read to estimate their column counts (the sparse product's cost), at most
+_COUNT_SAMPLE = 4096
 # cost models of an approximate fit with the backend's default build parameters (build,
 # recall calibration, leave-one-out search of every row at recall 0.95): seconds =
 # n^power (per_feature d + per_row) / threads * 1e-9; fitted to the same measurements
@@ -89,8 +91,9 @@ def exact_seconds(n_queries: int, n_indexed: int, n_features: int, *, n_threads:
 
     The exact engine computes one proxy value per (query, indexed row) pair: a float32 GEMM of
     ``n_features + 1`` multiply-adds per value on dense rows, then passes over the values to
-    select the candidates.  For CSR ``X`` the engine's own choice between densifying and
-    scipy's sparse product is estimated with its cost model (``ExactIndex``).
+    select the candidates.  Where ``X`` is given, the engine's own choice between the GEMM and
+    scipy's sparse product (CSR rows, or dense rows that are mostly zeros) is estimated with
+    its cost model (``ExactIndex``; dense rows: the column counts of at most 4,096 of them).
 
     Parameters
     ----------
@@ -98,7 +101,8 @@ def exact_seconds(n_queries: int, n_indexed: int, n_features: int, *, n_threads:
     n_threads : int, default=None
         Threads of the search (None: every CPU).
     X : array-like or CSR, default=None
-        The indexed rows, when known: sparse rows use the sparse cost model.
+        The indexed rows, when known: sparse rows (CSR, or dense rows mostly zeros) use the
+        sparse cost model.
 
     Returns
     -------
@@ -113,11 +117,19 @@ def exact_seconds(n_queries: int, n_indexed: int, n_features: int, *, n_threads:
     threads = resolve_n_jobs(n_threads)
     ns_mac, ns_entry = exact_costs()
     per_entry = ns_mac * (n_features + 1) / threads
-    if X is not None and sp.issparse(X):
-        n = X.shape[0]
-        col_counts = np.bincount(X.indices, minlength=X.shape[1]).astype(np.float64)
-        macs_per_out = float(col_counts @ col_counts) / (float(n) * n)
-        per_entry = min(per_entry, _NS_SPARSE_MAC * macs_per_out + _NS_SPARSE_OUT)
+    pairs = None
+    if sp.issparse(X):
+        counts = np.bincount(X.indices, minlength=X.shape[1]).astype(np.float64)
+        pairs = float(counts @ counts)
+    elif isinstance(X, np.ndarray) and X.ndim == 2 and len(X):
+        # dense rows that are mostly zeros take the sparse product too: the counts of one row in
+        # f (each column's about binomial(c_j, 1/f): sum c_j^2 ~ f^2 sum s_j^2 - f (f - 1) sum s_j)
+        sample = X[:: max(1, len(X) // _COUNT_SAMPLE)]
+        s = ExactIndex._column_counts(sample, len(sample)).astype(np.float64)
+        f = len(X) / len(sample)
+        pairs = max(f * f * float(s @ s) - f * (f - 1) * float(s.sum()), 0.0)
+    if pairs is not None:
+        per_entry = min(per_entry, sparse_product_ns(pairs, X.shape[0]))
     per_entry += ns_entry / threads
     return float(n_queries) * float(n_indexed) * per_entry * 1e-9
 
@@ -382,7 +394,8 @@ def choose_backend(
     n_threads : int, default=None
         Threads (None: every CPU).  Both estimates scale alike; it matters little.
     X : array-like or CSR, default=None
-        The rows themselves, when known (sparse rows: the exact engine's sparse cost).
+        The rows themselves, when known (sparse rows, CSR or dense mostly zeros: the exact
+        engine's sparse cost).
     installed : callable, default=None
         ``installed(module) -> bool``; None: whether the module can be imported.
 

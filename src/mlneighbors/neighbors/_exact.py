@@ -260,6 +260,13 @@ def _row_shares(n: int, n_threads: int) -> Callable[[Callable[[int, int], Any]],
     return lambda fn: [future.result() for future in [pool.submit(fn, a, b) for a, b in spans]]
 
 
+def sparse_product_ns(pairs: float, n: int) -> float:
+    """The cost model's nanoseconds per output entry of scipy's sparse product of ``n`` rows
+    by themselves, whose columns hold c_j values that are not zero: ``pairs`` is the sum of
+    c_j^2, the multiply-adds of X @ X.T (per entry on average: an estimate for the queries too)."""
+    return _NS_SPARSE_MAC * pairs / max(float(n) * n, 1.0) + _NS_SPARSE_OUT
+
+
 def _stored(A: np.ndarray) -> sp.csr_matrix:
     """Dense rows ``A`` as CSR (what scipy's product takes): 6x as fast as ``csr_matrix(A)``
     (a boolean mask's non-zero positions, where numpy's are slow on floats)."""
@@ -491,10 +498,7 @@ class ExactIndex(BaseIndex):
                 return "sparse"
         if self.sparse_strategy != "auto":
             return "sparse" if self.sparse_strategy == "sparse" else "dense"
-        # multiply-adds per output entry of X @ X.T, as an estimate for the queries
-        col_counts = counts.astype(np.float64)
-        macs_per_out = float(col_counts @ col_counts) / (float(n) * n)
-        t_sparse = _NS_SPARSE_MAC * macs_per_out + _NS_SPARSE_OUT
+        t_sparse = sparse_product_ns(float(np.dot(counts, counts.astype(np.float64))), n)
         t_dense = _NS_GEMM_MAC * (d + 1) * (4 if self._dtype == np.float32 else 8) / 4
         t_dense /= self._n_threads
         return "sparse" if t_sparse < t_dense else "dense"
