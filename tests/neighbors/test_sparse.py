@@ -173,3 +173,30 @@ def test_column_counts_equal_count_nonzero(rng, step):
     for rows in (None, _row_shares(50, 3)):
         np.testing.assert_array_equal(ExactIndex._column_counts(X, step, rows), want)
     np.testing.assert_array_equal(ExactIndex._column_counts(sp.csr_matrix(X), step), want)
+
+
+@pytest.mark.parametrize("case", ["binary", "continuous", "far"])
+def test_the_proxy_model_from_stored_values_is_the_dense_rows_model(rng, case):
+    # the build of dense rows that are mostly zeros hands the model their CSR form: the same
+    # constants as from the dense rows (the norms to rounding: summed over the stored values)
+    from mlneighbors.neighbors._distance import Reference
+    from mlneighbors.neighbors._proxy import ProxyModel
+
+    X = sparse_data(rng, 200, 300, 0.02, integer=case == "binary")
+    if case == "far":
+        X[:, 7] = 1000.0 + rng.random(200)  # far from the origin: the model shifts the dense rows
+    ref = Reference(X, "euclidean")
+    dense = ProxyModel(X, ref, "float32", shift=True)
+    stored = ProxyModel(X, ref, "float32", shift=True, stored=sp.csr_matrix(X))
+    assert (dense.center is None) == (case != "far") and (stored.center is None) == (dense.center is None)
+    if dense.center is not None:
+        np.testing.assert_array_equal(stored.center, dense.center)
+        np.testing.assert_array_equal(stored.row_sq, dense.row_sq)  # from the dense rows, shifted
+    np.testing.assert_allclose(stored.row_sq, dense.row_sq, rtol=1e-15)
+    assert (stored.integral, stored.scale, stored.extra, stored.dtype) == (dense.integral, dense.scale, dense.extra,
+                                                                         dense.dtype)
+    assert stored.max_norm == pytest.approx(dense.max_norm, rel=1e-15)
+    if dense.row_nnz is None:
+        assert stored.row_nnz is None
+    else:
+        np.testing.assert_array_equal(stored.row_nnz, dense.row_nnz)

@@ -65,7 +65,7 @@ from .._progress import task
 from ._base import BaseIndex, canonical_rows, check_positive_int, resolve_n_jobs
 from ._capabilities import Capabilities
 from ._distance import Matrix, Reference
-from ._proxy import Bounds, ProxyModel, QueryTerms, U, is_integral, rerank
+from ._proxy import Bounds, ProxyModel, QueryTerms, U, gemm_dtype, is_integral, rerank
 from ._select import (
     SURVIVOR_BYTES,
     first_k,
@@ -421,18 +421,25 @@ class ExactIndex(BaseIndex):
         # them (sparse rows: their densified copy; the passes over their stored values are short)
         shares = _row_shares(n, self._n_threads if n * d >= _PARALLEL_BUILD else 1)
         rows = _row_shares(n, 1) if sp.issparse(X) else shares
-        model = self._model = ProxyModel(X, self._ref, self.precision, shift=True, rows=rows)
-        dtype = self._dtype = model.dtype
         # slices of rows small enough to stay in the cache (a large temporary is page-faulted in)
         step = max(1, min(self._budget, _BUILD_SLICE_BYTES) // (8 * max(d, 1)))
         counts = self._column_counts(X, step, rows)
+        dtype = self._dtype = gemm_dtype(self.precision, d)
         self._strategy = self._pick_strategy(X, counts)
+        stored = None
+        if self._strategy == "sparse" and not sp.issparse(X):
+            # dense rows, mostly zeros: the model's passes and the product read their stored
+            # values (float64: float32 rows' norms are summed in float64, as for their dense form)
+            parts = [_stored(self._ref.X[a : min(a + step, n)]) for a in range(0, n, step)]
+            stored = sp.vstack(parts, format="csr").astype(np.float64)
+        model = self._model = ProxyModel(X, self._ref, self.precision, shift=True, rows=rows, stored=stored)
+        if model.center is not None:  # rows far from the origin: the GEMM sees them shifted, never zeros
+            self._strategy = "dense"
         if self._strategy == "sparse":
-            if sp.issparse(X):
+            if stored is None:
                 self._XT = model.scaled_rows(0, n).T.tocsr().astype(dtype)
-            else:  # dense rows, mostly zeros: their stored form, slice by slice
-                parts = [_stored(model.scaled_rows(a, min(a + step, n))) for a in range(0, n, step)]
-                self._XT = sp.vstack(parts, format="csr").T.tocsr().astype(dtype)
+            else:  # scaled by a power of two (exact), as scaled_rows scales the dense rows
+                self._XT = (stored * model.scale if model.scale != 1.0 else stored).T.tocsr().astype(dtype)
             self._xn = model.row_sq.astype(dtype) if self.metric == "euclidean" else None
         else:
             cols = self._cols = self._support(counts)
@@ -487,12 +494,10 @@ class ExactIndex(BaseIndex):
         """"sparse" (scipy's product of the stored values) or "dense" (the GEMM), for CSR rows
         and for dense rows that are mostly zeros (slashdot's and corel16k001's binary words:
         under 2 % of the values), by ``sparse_strategy`` and the cost model; ``counts``: the
-        values of each column that are not zero (:meth:`_column_counts`)."""
+        values of each column that are not zero (:meth:`_column_counts`).  Dense rows that the
+        proxy sees shifted to a center take the GEMM whatever this says (``_build``)."""
         n, d = X.shape
-        if not sp.issparse(X):
-            if getattr(self._model, "center", None) is not None:  # the GEMM sees x - c: no zeros
-                return "dense"
-        else:
+        if sp.issparse(X):
             dense_bytes = n * (d + 1) * self._dtype.itemsize
             if self.sparse_strategy == "auto" and dense_bytes > self._budget:
                 return "sparse"

@@ -106,6 +106,15 @@ def row_nonzeros(X: Matrix) -> np.ndarray:
     return out
 
 
+def gemm_dtype(precision: str, n_features: int) -> np.dtype:
+    """The proxy's precision: ``precision``, but float64 where the float32 error bound would be
+    useless (more than about 260,000 features)."""
+    dtype = np.dtype(precision)
+    if dtype == np.float32 and (n_features + 17) * U[dtype] > 1 / 64:
+        return np.dtype(np.float64)
+    return dtype
+
+
 class QueryTerms:
     """Per-query quantities of a block: squared norms and norms (scaled units), the block's
     largest norm, the power-of-four factor ``w`` applied to the block (1 unless a query is
@@ -137,6 +146,11 @@ class ProxyModel:
         point near the middle of the data (``center``), where that makes the norms much
         smaller (:func:`_center_of`); the caller multiplies ``scaled_rows`` and queries
         through :meth:`shifted`.
+    rows : callable, default=None
+        Runs a pass over the rows in shares (``ExactIndex``'s ``_row_shares``); None: at once.
+    stored : csr_matrix, default=None
+        Dense ``X`` as CSR (float64; cosine: ``ref.X``'s), when the caller has it: the passes
+        over the rows read its stored values (the center, if any, is still taken from ``X``).
 
     Attributes
     ----------
@@ -163,19 +177,18 @@ class ProxyModel:
 
     def __init__(
         self, X: Matrix, ref: Reference, precision: str, *, shift: bool = False,
-        rows: Callable[[Callable[[int, int], Any]], list[Any]] | None = None
+        rows: Callable[[Callable[[int, int], Any]], list[Any]] | None = None, stored: sp.csr_matrix | None = None
     ) -> None:
         d = X.shape[1]
-        # each pass over the rows: in the caller's shares of them (``rows``), the same numbers
+        # each pass over the rows: in the caller's shares of them (``rows``), the same numbers;
+        # over the stored values of dense rows where the caller has them (``stored``, float64)
         shares = rows or (lambda fn: [fn(0, X.shape[0])])
-        rows_of = lambda a, b: X if (a, b) == (0, X.shape[0]) else X[a:b]  # noqa: E731 (no copy of a CSR)
+        src = X if stored is None else stored
+        rows_of = lambda a, b: src if (a, b) == (0, X.shape[0]) else src[a:b]  # noqa: E731 (no copy of a CSR)
         by_rows = lambda f, *args: np.concatenate(shares(lambda a, b: f(rows_of(a, b), *args)))  # noqa: E731
         self.metric = ref.metric
         self.n_features = d
-        dtype = np.dtype(precision)
-        if dtype == np.float32 and (d + 17) * U[dtype] > 1 / 64:
-            dtype = np.dtype(np.float64)  # the float32 error bound would be useless
-        self.dtype = dtype
+        self.dtype = dtype = gemm_dtype(precision, d)
         self._data = ref.X  # normalised rows for cosine
         self.center = None
         if self.metric == "euclidean":
@@ -183,8 +196,8 @@ class ProxyModel:
             sq = by_rows(row_norms_sq)
             if shift and not sp.issparse(X):
                 self.center = _center_of(X, sq, integral)
-                if self.center is not None:
-                    sq = by_rows(row_norms_sq, self.center)
+                if self.center is not None:  # the dense rows, shifted
+                    sq = np.concatenate(shares(lambda a, b: row_norms_sq(X[a:b], self.center)))
             max_norm = math.sqrt(float(sq.max()))
             self.integral = integral and sq.max() < EXACT_INT[dtype] / 4
             self.scale = 1.0 if self.integral else _scale_of(max_norm)
