@@ -125,7 +125,8 @@ def exact_seconds(n_queries: int, n_indexed: int, n_features: int, *, n_threads:
         # dense rows that are mostly zeros take the sparse product too: the counts of one row in
         # f (each column's about binomial(c_j, 1/f): sum c_j^2 ~ f^2 sum s_j^2 - f (f - 1) sum s_j)
         sample = X[:: max(1, len(X) // _COUNT_SAMPLE)]
-        s = ExactIndex._column_counts(sample, len(sample)).astype(np.float64)
+        step = max(1, (1 << 19) // max(1, X.shape[1]))  # masks of 512 KiB, whatever the width
+        s = ExactIndex._column_counts(sample, step).astype(np.float64)
         f = len(X) / len(sample)
         pairs = max(f * f * float(s @ s) - f * (f - 1) * float(s.sum()), 0.0)
     if pairs is not None:
