@@ -87,6 +87,8 @@ def test_exact_seconds_grows_as_n_squared_d(monkeypatch):
     # sparse rows sharing few columns: the sparse product's estimate, much cheaper than dense
     X = sp.random(1000, 5000, density=0.001, format="csr", random_state=0)
     assert t(1000, 1000, 5000, n_threads=1, X=X) < t(1000, 1000, 5000, n_threads=1) / 10
+    # the workers run their sparse products at once, as their GEMMs
+    assert t(1000, 1000, 5000, n_threads=2, X=X) == pytest.approx(t(1000, 1000, 5000, n_threads=1, X=X) / 2)
     # the same rows stored dense (the engine searches them with the sparse product too): the
     # estimate from a sample of their column counts, near the one from all of them
     X = sp.random(1000, 5000, density=0.004, format="csr", random_state=0)
