@@ -34,8 +34,9 @@ import scipy.sparse as sp
 
 from ._base import BaseIndex, _search, answers_sets, check_positive_int, check_recall, resolve_n_jobs
 from ._capabilities import Capabilities, get_capabilities
-from ._exact import ExactIndex, _blas_single_thread, sparse_product_ns
+from ._exact import _blas_single_thread, sparse_product_ns
 from ._loo import loo_kneighbors
+from ._proxy import column_nonzeros
 from ._registry import BACKENDS, get_index
 from ._select import (
     group_minima,
@@ -117,20 +118,16 @@ def exact_seconds(n_queries: int, n_indexed: int, n_features: int, *, n_threads:
     threads = resolve_n_jobs(n_threads)
     ns_mac, ns_entry = exact_costs()
     per_entry = ns_mac * (n_features + 1) / threads
-    pairs = None
+    sparse_ns = None
     if sp.issparse(X):
-        counts = np.bincount(X.indices, minlength=X.shape[1]).astype(np.float64)
-        pairs = float(counts @ counts)
+        sparse_ns = sparse_product_ns(column_nonzeros(X, 1), X.shape[0])
     elif isinstance(X, np.ndarray) and X.ndim == 2 and len(X):
-        # dense rows that are mostly zeros take the sparse product too: the counts of one row in
-        # f (each column's about binomial(c_j, 1/f): sum c_j^2 ~ f^2 sum s_j^2 - f (f - 1) sum s_j)
+        # dense rows that are mostly zeros take the sparse product too: the counts of a sample
         sample = X[:: max(1, len(X) // _COUNT_SAMPLE)]
         step = max(1, (1 << 19) // max(1, X.shape[1]))  # masks of 512 KiB, whatever the width
-        s = ExactIndex._column_counts(sample, step).astype(np.float64)
-        f = len(X) / len(sample)
-        pairs = max(f * f * float(s @ s) - f * (f - 1) * float(s.sum()), 0.0)
-    if pairs is not None:  # the engine's workers run their products at once (scipy releases the GIL)
-        per_entry = min(per_entry, sparse_product_ns(pairs, X.shape[0]) / threads)
+        sparse_ns = sparse_product_ns(column_nonzeros(sample, step), len(X), len(X) / len(sample))
+    if sparse_ns is not None:  # the engine's workers run their products at once (scipy releases the GIL)
+        per_entry = min(per_entry, sparse_ns / threads)
     per_entry += ns_entry / threads
     return float(n_queries) * float(n_indexed) * per_entry * 1e-9
 

@@ -65,7 +65,7 @@ from .._progress import task
 from ._base import BaseIndex, canonical_rows, check_positive_int, resolve_n_jobs
 from ._capabilities import Capabilities
 from ._distance import Matrix, Reference
-from ._proxy import Bounds, ProxyModel, QueryTerms, U, gemm_dtype, is_integral, rerank
+from ._proxy import Bounds, ProxyModel, QueryTerms, U, column_nonzeros, gemm_dtype, is_integral, rerank
 from ._select import (
     SURVIVOR_BYTES,
     first_k,
@@ -195,6 +195,11 @@ def _pipeline(
     # block not selected yet, the selections running
     state = {"share": 0, "select": 0, "ready": 0, "low": 0, "running": 0, "failed": False}
 
+    def fail() -> None:  # an error in a worker or the caller: the others end early
+        with cond:
+            state["failed"] = True
+            cond.notify_all()
+
     def next_job() -> tuple[int, int, int] | int | None:
         # under the condition's lock: a selection once its products are in (a second one at
         # once only where no GEMM is left to do: better than waiting), else a GEMM share
@@ -223,9 +228,7 @@ def _pipeline(
                 else:
                     products(*job)
             except BaseException:
-                with cond:
-                    state["failed"] = True
-                    cond.notify_all()
+                fail()
                 raise
             with cond:
                 if isinstance(job, int):
@@ -240,16 +243,21 @@ def _pipeline(
                         state["ready"] += 1
                 cond.notify_all()
 
+    _on_workers(worker, n_threads, fail)
+
+
+def _on_workers(worker: Callable[[], None], n_threads: int, stop: Callable[[], None]) -> None:
+    """``worker()`` on ``n_threads`` threads of the pool, each with a one-thread BLAS, until every
+    one returns; on an error or Ctrl-C in the caller, ``stop()`` (the workers end early) and
+    the error raised again."""
     pool = _thread_pool(n_threads)
-    with _blas_single_thread():  # workers: one BLAS thread each
+    with _blas_single_thread():
         futures = [pool.submit(worker) for _ in range(n_threads)]
         try:
             for future in futures:
                 future.result()
-        except BaseException:  # Ctrl-C or an error: do not leave the workers computing
-            with cond:
-                state["failed"] = True
-                cond.notify_all()
+        except BaseException:  # do not leave the workers computing
+            stop()
             raise
 
 
@@ -264,10 +272,14 @@ def _row_shares(n: int, n_threads: int) -> Callable[[Callable[[int, int], Any]],
     return lambda fn: [future.result() for future in [pool.submit(fn, a, b) for a, b in spans]]
 
 
-def sparse_product_ns(pairs: float, n: int) -> float:
+def sparse_product_ns(counts: np.ndarray, n: int, f: float = 1.0) -> float:
     """The cost model's nanoseconds per output entry of scipy's sparse product of ``n`` rows
-    by themselves, whose columns hold c_j values that are not zero: ``pairs`` is the sum of
-    c_j^2, the multiply-adds of X @ X.T (per entry on average: an estimate for the queries too)."""
+    by themselves, whose columns hold c_j values that are not zero: the multiply-adds of
+    X @ X.T are sum c_j^2 (per entry on average: an estimate for the queries too).  ``counts``:
+    the c_j, or those of one row in ``f`` (each about binomial(c_j, 1/f): sum c_j^2 is then
+    about f^2 sum s_j^2 - f (f - 1) sum s_j)."""
+    s = np.asarray(counts, dtype=np.float64)
+    pairs = max(f * f * float(s @ s) - f * (f - 1) * float(s.sum()), 0.0)
     return _NS_SPARSE_MAC * pairs / max(float(n) * n, 1.0) + _NS_SPARSE_OUT
 
 
@@ -427,7 +439,7 @@ class ExactIndex(BaseIndex):
         rows = _row_shares(n, 1) if sp.issparse(X) else shares
         # slices of rows small enough to stay in the cache (a large temporary is page-faulted in)
         step = max(1, min(self._budget, _BUILD_SLICE_BYTES) // (8 * max(d, 1)))
-        counts = self._column_counts(X, step, rows)
+        counts = column_nonzeros(X, step, rows)
         dtype = self._dtype = gemm_dtype(self.precision, d)
         self._strategy = self._pick_strategy(X, counts)
         stored = None
@@ -463,25 +475,8 @@ class ExactIndex(BaseIndex):
             self._Xa = Xa
 
     @staticmethod
-    def _column_counts(X: Matrix, step: int, rows: Any = None) -> np.ndarray:
-        """The values of each column of ``X`` that are not zero (CSR: stored); dense rows are
-        read in slices of ``step`` rows, in the shares of ``rows`` (:func:`_row_shares`)."""
-        d = X.shape[1]
-        if sp.issparse(X):
-            return np.bincount(X.indices, minlength=d)
-
-        def share(a0: int, b0: int) -> np.ndarray:
-            counts = np.zeros(d, dtype=np.int64)
-            for a in range(a0, b0, step):  # a sum of the mask's bytes: 1.6x as fast as count_nonzero
-                mask = np.not_equal(X[a : min(a + step, b0)], 0).view(np.uint8)
-                counts += np.add.reduce(mask, axis=0, dtype=np.int32)
-            return counts
-
-        return np.sum((rows or _row_shares(X.shape[0], 1))(share), axis=0)
-
-    @staticmethod
     def _support(counts: np.ndarray) -> np.ndarray | None:
-        """The columns where some indexed row is not zero (``counts``: :meth:`_column_counts`),
+        """The columns where some indexed row is not zero (``counts``: :func:`column_nonzeros`),
         when they are fewer than 90 % of the columns (else None): the GEMM of the proxy needs
         no other (a column that is zero in every indexed row adds the same ``q_j^2`` to every
         distance of a query, and nothing to its proxy ``||x||^2 - 2 q.x``)."""
@@ -498,7 +493,7 @@ class ExactIndex(BaseIndex):
         """"sparse" (scipy's product of the stored values) or "dense" (the GEMM), for CSR rows
         and for dense rows that are mostly zeros (slashdot's and corel16k001's binary words:
         under 2 % of the values), by ``sparse_strategy`` and the cost model; ``counts``: the
-        values of each column that are not zero (:meth:`_column_counts`).  Dense rows that the
+        values of each column that are not zero (:func:`column_nonzeros`).  Dense rows that the
         proxy sees shifted to a center take the GEMM whatever this says (``_build``)."""
         n, d = X.shape
         if sp.issparse(X):
@@ -507,7 +502,7 @@ class ExactIndex(BaseIndex):
                 return "sparse"
         if self.sparse_strategy != "auto":
             return "sparse" if self.sparse_strategy == "sparse" else "dense"
-        t_sparse = sparse_product_ns(float(np.dot(counts, counts.astype(np.float64))), n)
+        t_sparse = sparse_product_ns(counts, n)
         t_dense = _NS_GEMM_MAC * (d + 1) * (4 if self._dtype == np.float32 else 8) / 4
         t_dense /= self._n_threads
         return "sparse" if t_sparse < t_dense else "dense"
@@ -567,15 +562,7 @@ class ExactIndex(BaseIndex):
         # the blocks done are told to the progress listener, if any (mlneighbors._progress)
         with task("neighbour search", total=nq, unit="rows") as progress:
             if n_threads > 1 and nq > rows:
-                pool = _thread_pool(n_threads)
-                with _blas_single_thread():
-                    futures = [pool.submit(worker) for _ in range(n_threads)]
-                    try:
-                        for future in futures:
-                            future.result()
-                    except BaseException:  # Ctrl-C: do not leave the workers computing
-                        stop.set()
-                        raise
+                _on_workers(worker, n_threads, stop.set)
             else:
                 worker()
         return dist, idx

@@ -92,18 +92,41 @@ def _scale_of(max_norm: float) -> float:
     return 2.0 ** (-math.ceil(math.log2(max_norm)))
 
 
+def _nonzero_bytes(part: np.ndarray) -> np.ndarray:
+    """1 where ``part`` is not zero, else 0, as bytes: their sums count the values that are not
+    zero 1.6-2.5x as fast as ``count_nonzero`` along an axis."""
+    return np.not_equal(part, 0).view(np.uint8)
+
+
 def row_nonzeros(X: Matrix) -> np.ndarray:
     """The values of each row that are not zero (sparse: stored): at most the terms of the
     row's products in a GEMM that are not exact zeros."""
     if sp.issparse(X):
         return np.diff(X.indptr)
-    # a sum of the mask's bytes into the narrowest integer that holds d: 2.5x as fast as
-    # count_nonzero along the rows; masks of 128 KiB, which stay in the cache
+    # sums into the narrowest integer that holds d; masks of 128 KiB, which stay in the cache
     out = np.empty(X.shape[0], dtype=np.uint16 if X.shape[1] < 2**16 else np.int64)
     step = max(1, (1 << 17) // max(1, X.shape[1]))
     for a in range(0, X.shape[0], step):
-        np.add.reduce(np.not_equal(X[a : a + step], 0).view(np.uint8), axis=1, dtype=out.dtype, out=out[a : a + step])
+        np.add.reduce(_nonzero_bytes(X[a : a + step]), axis=1, dtype=out.dtype, out=out[a : a + step])
     return out
+
+
+def column_nonzeros(
+    X: Matrix, step: int, rows: Callable[[Callable[[int, int], Any]], list[Any]] | None = None
+) -> np.ndarray:
+    """The values of each column that are not zero (sparse: stored); dense rows are read in
+    slices of ``step`` rows, in the caller's shares of them (``rows``, as :class:`ProxyModel`)."""
+    d = X.shape[1]
+    if sp.issparse(X):
+        return np.bincount(X.indices, minlength=d)
+
+    def share(a0: int, b0: int) -> np.ndarray:
+        counts = np.zeros(d, dtype=np.int64)
+        for a in range(a0, b0, step):
+            counts += np.add.reduce(_nonzero_bytes(X[a : min(a + step, b0)]), axis=0, dtype=np.int32)
+        return counts
+
+    return np.sum((rows or (lambda fn: [fn(0, X.shape[0])]))(share), axis=0)
 
 
 def gemm_dtype(precision: str, n_features: int) -> np.dtype:
