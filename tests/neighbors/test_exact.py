@@ -552,3 +552,22 @@ def test_build_in_shares_of_rows_is_the_serial_build(rng, monkeypatch, kind):
     else:
         np.testing.assert_array_equal(serial._cols, parallel._cols)
         assert 3 not in serial._cols
+
+
+@pytest.mark.filterwarnings("ignore::mlneighbors.exceptions.DataScaleWarning")
+@pytest.mark.parametrize("strategy", ["auto", "densify", "sparse"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_rows_below_the_scale_warning_equal_the_twin(strategy, sparse):
+    # found by the property test: rows of 3e-156 had a proxy scale of 2**517, whose square is
+    # infinite (the search failed); the scale now stops at 2**500
+    import scipy.sparse as sp
+
+    t = 3.08360637e-156
+    X = np.array([[0.0, t], [t, t], [0.0, 0.0], [1e-300, 0.0], [t, 0.0]])
+    Q = np.array([[0.0, 0.0], [t, 0.0], [1.0, 0.0], [1e-200, 0.0]])
+    index = ExactIndex(sparse_strategy=strategy).build(sp.csr_matrix(X) if sparse else X)
+    for k in (1, 3, 5):
+        dist, idx = index.query(Q, k)
+        ref_dist, ref_idx = twin_kneighbors(X, Q, k)
+        np.testing.assert_array_equal(idx, ref_idx)
+        np.testing.assert_array_equal(dist, ref_dist)

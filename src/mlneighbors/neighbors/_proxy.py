@@ -85,11 +85,17 @@ def _center_of(X: np.ndarray, sq: np.ndarray, integral: bool) -> np.ndarray | No
     return center if around < raw / 4 else None
 
 
+#: the largest scale: its square (the scale of squared norms) stays a finite float64
+_MAX_SCALE = 2.0**500
+
+
 def _scale_of(max_norm: float) -> float:
-    """A power of two bringing ``max_norm`` into (1/2, 1]: exact, so it changes no ranking."""
+    """A power of two bringing ``max_norm`` into (1/2, 1], at most ``_MAX_SCALE``: exact, so it
+    changes no ranking.  (Rows below 2**-500, which ``check_scale`` warns of, stay smaller: a
+    scale of 2**517 made the squared norms infinite and the search fail.)"""
     if max_norm == 0.0 or not math.isfinite(max_norm):
         return 1.0
-    return 2.0 ** (-math.ceil(math.log2(max_norm)))
+    return min(2.0 ** (-math.ceil(math.log2(max_norm))), _MAX_SCALE)
 
 
 def _nonzero_bytes(part: np.ndarray) -> np.ndarray:
