@@ -263,6 +263,38 @@ def test_columns_zero_in_every_indexed_row_are_left_out_of_the_gemm(rng, metric,
     assert ExactIndex().build(rng.standard_normal((30, 6)))._cols is None  # every column used
 
 
+@pytest.mark.parametrize("support", [False, True])
+@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
+def test_query_rows_from_stored_values_equal_the_dense_product(rng, metric, support):
+    # CSR queries on densified rows: the GEMM's query block is written from the stored values
+    # alone; its numbers equal the dense twin's (the rows times the factor, rounded to float32),
+    # with canonical CSR or not (duplicates summed), dense queries rounded into the block too
+    import scipy.sparse as sp
+
+    X = np.where(rng.random((80, 30)) < 0.2, rng.standard_normal((80, 30)) * 1e3, 0.0)
+    if support:
+        X[:, 7:12] = 0.0  # columns zero in every indexed row: left out of the GEMM
+    Q = np.where(rng.random((25, 30)) < 0.3, rng.standard_normal((25, 30)), 0.0)
+    index = ExactIndex(metric=metric, sparse_strategy="densify").build(sp.csr_matrix(X))
+    assert index._strategy == "dense" and (index._cols is not None) == support
+
+    def check(index, qb):  # against the dense rows, their kept columns, times the factor, rounded
+        terms = index._model.terms(qb)
+        cols = slice(None) if index._cols is None else index._cols
+        rows = qb.toarray() if sp.issparse(qb) else qb
+        twin = (rows[:, cols] * index._model.query_factor(terms)).astype(np.float32)
+        np.testing.assert_array_equal(index._query_rows(qb, terms)[:, : twin.shape[1]], twin)
+
+    qb = index._ref.prepare(Q)
+    duplicated = sp.csr_matrix((np.repeat(qb.data, 2) / 2, np.repeat(qb.indices, 2), 2 * qb.indptr), shape=qb.shape)
+    assert not duplicated.has_canonical_format
+    check(index, qb)
+    check(index, duplicated)
+    dense = ExactIndex(metric=metric).build(X)  # dense rows and queries
+    assert dense._strategy == "dense" and dense._model.center is None
+    check(dense, dense._ref.prepare(Q))
+
+
 @pytest.fixture
 def small_tiles(monkeypatch):
     """Tiles of 16 indexed rows: the tiled search (many indexed rows) on a small set."""
