@@ -80,6 +80,45 @@ def test_blocks_and_threads_do_not_change_the_result(rng, monkeypatch):
         np.testing.assert_array_equal(got[0], ref[0])
 
 
+def test_the_memory_a_search_keeps_serves_the_next_and_never_two_at_once(rng, monkeypatch):
+    # a thread keeps its last search's proxy block for the next (no page faults for it again),
+    # never one over _KEEP_BYTES; a search run by a progress listener during another (in the
+    # same thread) gets memory of its own: both answers equal the twin's
+    import mlneighbors
+    import mlneighbors.neighbors._exact as exact
+
+    X, Q = tricky_data(rng, 400, 6), tricky_data(rng, 90, 6)
+    X2, Q2 = tricky_data(rng, 300, 5), tricky_data(rng, 70, 5)
+    index, other = ExactIndex(n_jobs=1).build(X), ExactIndex(n_jobs=1).build(X2)
+    index.query(Q, 5)
+    first = exact._kept.__dict__.get(0)
+    assert first is not None and first.nbytes >= 90 * 400 * 4
+    index.query(Q, 5)
+    assert exact._kept.__dict__.get(0) is first  # the same memory again
+    inner: list = []
+
+    def listener(event):  # a search inside the search (once: its own events come here too)
+        if not event.closed and not inner:
+            inner.append(None)
+            inner[0] = other.query(Q2, 4)
+
+    with mlneighbors.config_context(progress=listener):
+        got = index.query(Q, 5)
+    assert inner
+    for result, twin in ((got, twin_kneighbors(X, Q, 5)), (inner[0], twin_kneighbors(X2, Q2, 4))):
+        np.testing.assert_array_equal(result[1], twin[1])
+        np.testing.assert_array_equal(result[0], twin[0])
+    taken = exact._scratch(0, (10, 20), np.dtype(np.float32))  # out of the slot while in use
+    again = exact._scratch(0, (10, 20), np.dtype(np.float32))
+    assert np.shares_memory(taken, first) and not np.shares_memory(taken, again)
+    exact._keep(0, taken)
+    assert np.shares_memory(exact._scratch(0, (5, 8), np.dtype(np.float64)), first)
+    monkeypatch.setattr(exact, "_KEEP_BYTES", 1000)  # larger blocks: given back at the end
+    exact._kept.__dict__.clear()
+    index.query(Q, 5)
+    assert 0 not in exact._kept.__dict__
+
+
 @pytest.mark.parametrize("scale", [1e-150, 1e-30, 1e30, 1e100])
 def test_extreme_scales(rng, scale):
     X = tricky_data(rng, 80, 5)

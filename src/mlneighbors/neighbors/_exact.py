@@ -51,6 +51,7 @@ re-ranking is needed: the first k by (proxy, index) are taken directly.  Binary 
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 from collections.abc import Callable
@@ -131,6 +132,14 @@ _LOO_BLOCKS = 12
 # the GEMMs of a search on the workers (``_pipeline``) run at most this many blocks ahead of
 # its selection
 _AHEAD = 1
+
+# each thread keeps the proxy block and the mask of its last search, up to this many bytes
+# each, for its next one: a search's large arrays freed at its end are given back to the
+# system when they top the heap, and faulted in again, page by page, by the next search (a
+# virtual machine pays several microseconds a page: scene's ML-kNN fit and predict 2,700 page
+# faults and 15.5 ms, kept 0 and 12.2 ms)
+_KEEP_BYTES = 1 << 24
+_kept = threading.local()
 
 _controller_lock = threading.Lock()
 _controller: Any = None
@@ -259,6 +268,27 @@ def _on_workers(worker: Callable[[], None], n_threads: int, stop: Callable[[], N
         except BaseException:  # do not leave the workers computing
             stop()
             raise
+
+
+def _scratch(slot: int, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """An array of ``shape`` and ``dtype`` (contents left open) for a search in this thread: the
+    memory of the one its last search kept in ``slot`` (``_keep``) where it is large enough,
+    else new.  Taken out of the slot while in use: a search within a search (a progress
+    listener's) gets its own."""
+    nbytes = math.prod(shape) * np.dtype(dtype).itemsize
+    memory = _kept.__dict__.pop(slot, None)
+    if memory is None or memory.nbytes < nbytes:
+        memory = np.empty(max(nbytes, 1), dtype=np.uint8)
+    return memory[:nbytes].view(dtype).reshape(shape)
+
+
+def _keep(slot: int, array: np.ndarray | None) -> None:
+    """Keep the memory of a ``_scratch`` array in this thread's ``slot`` for its next search,
+    up to ``_KEEP_BYTES``."""
+    while array is not None and array.base is not None:
+        array = array.base
+    if array is not None and array.nbytes <= _KEEP_BYTES:
+        _kept.__dict__[slot] = array
 
 
 def _row_shares(n: int, n_threads: int) -> Callable[[Callable[[int, int], Any]], list[Any]]:
@@ -545,19 +575,24 @@ class ExactIndex(BaseIndex):
 
         def worker() -> None:
             # one proxy block and one mask per worker, reused: fresh large arrays would be
-            # page-faulted in on every block (expensive, especially in a virtual machine)
+            # page-faulted in on every block (expensive, especially in a virtual machine), and
+            # kept by the thread for its next search (``_scratch``)
             buffers: list[np.ndarray | None] = [
-                None if self._strategy == "pairwise" else np.empty((rows, _TILE_ROWS if stream else n), self._dtype),
+                None if self._strategy == "pairwise" else _scratch(0, (rows, _TILE_ROWS if stream else n), self._dtype),
                 None,  # the mask, made when a block needs it (many ties)
             ]
-            # workers pull block starts one at a time (no queue of pending tasks to hold)
-            while True:
-                with lock:
-                    a = next(starts, None)
-                if a is None or stop.is_set():
-                    return
-                self._search_block(Q, a, min(a + rows, nq), k, rest, dist, idx, buffers, sets)
-                progress.advance(min(a + rows, nq) - a)
+            try:
+                # workers pull block starts one at a time (no queue of pending tasks to hold)
+                while True:
+                    with lock:
+                        a = next(starts, None)
+                    if a is None or stop.is_set():
+                        return
+                    self._search_block(Q, a, min(a + rows, nq), k, rest, dist, idx, buffers, sets)
+                    progress.advance(min(a + rows, nq) - a)
+            finally:
+                for slot, array in enumerate(buffers):
+                    _keep(slot, array)
 
         # the blocks done are told to the progress listener, if any (mlneighbors._progress)
         with task("neighbour search", total=nq, unit="rows") as progress:
@@ -804,7 +839,7 @@ class ExactIndex(BaseIndex):
             chunks = [((0, P.shape[0]), sort_entries(*found, n))]
         else:  # a large part of the rows tie: one mask, its survivors in chunks of rows
             if buffers[1] is None or buffers[1].shape[0] < P.shape[0] or buffers[1].shape[1] != n:
-                buffers[1] = np.empty(P.shape, dtype=bool)
+                buffers[1] = _scratch(1, P.shape, np.dtype(bool))
             mask = np.less_equal(P, thr[:, None], out=buffers[1][: P.shape[0]])
             chunks = (((c0, c1), survivors(mask[c0:c1], P[c0:c1])) for c0, c1 in survivor_chunks(mask, budget))
         for (c0, c1), cand in chunks:
