@@ -244,6 +244,18 @@ def mlknn_labels(i_loo: np.ndarray, i_test: np.ndarray, Y: Any, s: float = 1.0) 
     return table[np.arange(L), Ct]
 
 
+def minor_faults() -> int:
+    """Page faults this process has taken (minor: the page was mapped afresh, not read from
+    disk); 0 where ``resource`` does not exist (Windows).  Memory freed at the end of a run and
+    given back to the system is faulted in again by the next run, page by page: a cost that
+    differs from run to run with the state of the heap (see the neighbour search guide)."""
+    try:
+        import resource
+    except ImportError:
+        return 0
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
 def mlknn_table(names: list[str], repeats: int, order: str = "alternate") -> None:
     """ML-kNN fit + predict with the default exact backend vs faiss's flat search + labels.
 
@@ -253,13 +265,13 @@ def mlknn_table(names: list[str], repeats: int, order: str = "alternate") -> Non
     their threads spinning for a while after a call: on 2 cores a run that follows the other
     engine's competes with those threads for the first milliseconds, which on the small sets
     is most of the run; the blocks give each engine the machine as a user's consecutive runs
-    of one library find it."""
+    of one library find it.  The last column: the median page faults of a run of each."""
     from mlneighbors import MLkNN
     from mlneighbors.exceptions import LabelWarning
 
     head = (
         f"{'dataset':13s} {'n_train x d':>13s} {'ours s':>8s} {'faiss+labels s':>14s} {'ratio':>6s} "
-        f"{'same predictions':>16s}"
+        f"{'same predictions':>16s} {'page faults (ours, faiss)':>25s}"
     )
     how = "interleaved" if order == "alternate" else "each engine back to back"
     print(f"ML-kNN (k = 10) fit + predict, median of the repeats, {how}")
@@ -281,6 +293,7 @@ def mlknn_table(names: list[str], repeats: int, order: str = "alternate") -> Non
             return mlknn_labels(i1, i2, Ytr)
 
         times: dict[str, list[float]] = {"ours": [], "ref": []}
+        faults: dict[str, list[int]] = {"ours": [], "ref": []}
         out: dict[str, np.ndarray] = {}
         engines = (("ours", ours), ("ref", reference))
         if order == "alternate":
@@ -289,15 +302,18 @@ def mlknn_table(names: list[str], repeats: int, order: str = "alternate") -> Non
             runs = [engine for engine in engines for _ in range(repeats + 1)]
         for i, (key, fn) in enumerate(runs):
             gc.collect()
+            f = minor_faults()
             t = time.perf_counter()
             out[key] = fn()
             if order == "alternate" or i % (repeats + 1):  # blocks: the first run of each warms up
                 times[key].append(time.perf_counter() - t)
+                faults[key].append(minor_faults() - f)
         t_o, t_r = float(np.median(times["ours"])), float(np.median(times["ref"]))
         same = float((out["ours"].astype(bool) == out["ref"]).mean())
+        pf = f"{int(np.median(faults['ours']))}, {int(np.median(faults['ref']))}"
         print(
             f"{name:13s} {f'{Xtr.shape[0]}x{Xtr.shape[1]}':>13s} {t_o:8.3f} {t_r:14.3f} {t_o / t_r:6.2f} "
-            f"{same:16.4f}",
+            f"{same:16.4f} {pf:>25s}",
             flush=True,
         )
 
