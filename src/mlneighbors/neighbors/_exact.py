@@ -133,11 +133,11 @@ _LOO_BLOCKS = 12
 # its selection
 _AHEAD = 1
 
-# each thread keeps the proxy block and the mask of its last search, up to this many bytes
-# each, for its next one: a search's large arrays freed at its end are given back to the
-# system when they top the heap, and faulted in again, page by page, by the next search (a
-# virtual machine pays several microseconds a page: scene's ML-kNN fit and predict 2,700 page
-# faults and 15.5 ms, kept 0 and 12.2 ms)
+# each thread keeps the memory of its searches' proxy block and mask (the largest so far, up
+# to this many bytes each) for its next one: a search's large arrays freed at its end are given
+# back to the system when they top the heap, and faulted in again, page by page, by the next
+# search (a virtual machine pays several microseconds a page: scene's ML-kNN fit and predict
+# 2,700 page faults and 15.5 ms, kept 0 and 12.2 ms)
 _KEEP_BYTES = 1 << 24
 _kept = threading.local()
 
