@@ -271,10 +271,10 @@ def _on_workers(worker: Callable[[], None], n_threads: int, stop: Callable[[], N
 
 
 def _scratch(slot: int, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
-    """An array of ``shape`` and ``dtype`` (contents left open) for a search in this thread: the
-    memory of the one its last search kept in ``slot`` (``_keep``) where it is large enough,
-    else new.  Taken out of the slot while in use: a search within a search (a progress
-    listener's) gets its own."""
+    """An array of ``shape`` and ``dtype`` (contents left open) for a search in this thread: on
+    the memory this thread's searches kept in ``slot`` (``_keep``: the largest so far) where it
+    is large enough, else new.  Taken out of the slot while in use: a search within a search (a
+    progress listener's) gets its own."""
     nbytes = math.prod(shape) * np.dtype(dtype).itemsize
     memory = _kept.__dict__.pop(slot, None)
     if memory is None or memory.nbytes < nbytes:
