@@ -254,6 +254,21 @@ def test_group_survivors_equal_the_mask(rng, n, levels):
         assert group_survivors(P, k, mins, thr, limit=0) is None  # too many to gather: the mask path
 
 
+@pytest.mark.parametrize("shape", [(23, 640), (1, 5), (5, 1), (0, 4), (4, 0), (300, 37)])
+def test_mask_entries_equal_numpy_nonzero(rng, shape):
+    # the fast row and column of a mask's True entries against np.nonzero: the same entries in
+    # the same (row-major) order, on dense, sparse, empty, full and strided masks
+    from mlneighbors.neighbors._select import mask_entries
+
+    for share in (0.0, 0.02, 0.5, 1.0):
+        mask = rng.random(shape) < share
+        for view in (mask, mask[:, ::2], mask[::3], mask.T):
+            got, want = mask_entries(view), np.nonzero(view)
+            for a, b in zip(got, want, strict=True):
+                np.testing.assert_array_equal(a, b)
+                assert a.dtype == b.dtype
+
+
 @pytest.mark.parametrize("n", [7, 100, 1000])
 def test_group_minima_of_a_transposed_block(rng, n):
     # axis=0: the minima of the strided row groups of every column, against a loop over the groups

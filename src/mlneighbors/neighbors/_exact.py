@@ -73,6 +73,7 @@ from ._select import (
     group_minima,
     group_survivors,
     kth_upper_bound,
+    mask_entries,
     round_up,
     row_starts,
     row_value_order,
@@ -777,7 +778,7 @@ class ExactIndex(BaseIndex):
                 np.minimum(thr, round_up(ub + bounds.slack(ub), dtype), out=thr)
             part = group_survivors(P, k, mins, thr, limit=survivor_limit(P, budget))
             if part is None:
-                r, c = np.nonzero(P <= thr[:, None])
+                r, c = mask_entries(P <= thr[:, None])
                 part = (r, c, P[r, c])
             found.append((part[0], part[1] + j0, part[2]))
             kept += len(part[0])

@@ -22,6 +22,7 @@ from .._config import block_rows
 from ._base import BaseIndex, check_positive_int
 from ._capabilities import Capabilities
 from ._distance import Matrix, normalize_rows
+from ._select import mask_entries
 
 __all__ = ["MAX_COMPONENTS", "PCAWindowIndex", "window_starts"]
 
@@ -246,12 +247,12 @@ class PCAWindowIndex(BaseIndex):
             if n <= 16 * c * width:  # a (q, n) membership mask costs less than a sort
                 seen = np.zeros((q, n), dtype=bool)
                 seen[np.arange(q)[:, None], cand] = True
-                rows, cols = np.nonzero(seen)  # by row, then by row number
+                rows, cols = mask_entries(seen)  # by row, then by row number
             else:
                 cand = np.sort(cand, axis=1)
                 new = np.ones(cand.shape, dtype=bool)
                 new[:, 1:] = cand[:, 1:] != cand[:, :-1]
-                rows, pos = np.nonzero(new)
+                rows, pos = mask_entries(new)
                 cols = cand[rows, pos]
             sizes = np.bincount(rows, minlength=q)
             # the distinct candidates of each row, left-aligned, padded with row n (zero)
@@ -263,7 +264,7 @@ class PCAWindowIndex(BaseIndex):
         dist[cand == n] = np.inf
         # the k smallest (distance, index): every entry within the k-th distance, sorted
         kth = np.partition(dist, k - 1, axis=1)[:, k - 1 : k]
-        rows, pos = np.nonzero(dist <= kth)
+        rows, pos = mask_entries(dist <= kth)
         d, i = dist[rows, pos], cand[rows, pos]
         order = np.lexsort((i, d, rows))
         starts = np.searchsorted(rows, np.arange(q))
