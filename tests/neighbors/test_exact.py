@@ -269,6 +269,57 @@ def test_mask_entries_equal_numpy_nonzero(rng, shape):
                 assert a.dtype == b.dtype
 
 
+@pytest.mark.parametrize("n", [300, 2048, 5000])
+def test_group_minima_both_ways_equal_a_loop(rng, n):
+    # the passes and the reduction (long rows take the faster on the machine) against a loop
+    # over the strided groups; the columns past the last group belong to none
+    from mlneighbors.neighbors._select import _groups, _minima_by_passes, _minima_by_reduction, group_minima
+
+    P = rng.standard_normal((9, n)).astype(np.float32)
+    P[3, ::7] = -0.0
+    for k in (1, 10):
+        g = _groups(n, k)
+        width = n // g
+        want = np.array([[P[q, j::width][:g].min() for j in range(width)] for q in range(9)])
+        np.testing.assert_array_equal(_minima_by_passes(P, g, width), want)
+        np.testing.assert_array_equal(_minima_by_reduction(P, g, width), want)
+        np.testing.assert_array_equal(group_minima(P, k), want)
+
+
+def test_faster_of_times_both_ways_then_keeps_the_faster():
+    # each way in turn on the large blocks until both have their trials, then the faster only;
+    # small blocks are never timed and take the first way until the choice
+    import time
+
+    from mlneighbors.neighbors._select import FasterOf
+
+    calls = []
+
+    def slow(P):
+        calls.append("slow")
+        time.sleep(0.002)
+        return P + 1
+
+    def fast(P):
+        calls.append("fast")
+        return P + 1
+
+    small, large = np.zeros(10), np.zeros(100)
+    chooser = FasterOf(slow, fast, min_entries=100, trials=2)
+    for P in (small, large, large, small, large, large):
+        np.testing.assert_array_equal(chooser(P), P + 1)
+    assert calls == ["slow", "slow", "fast", "slow", "slow", "fast"]
+    assert chooser.chosen == 1 and [len(t) for t in chooser.times] == [2, 2]
+    calls.clear()
+    chooser(small), chooser(large)
+    assert calls == ["fast", "fast"]
+    # the other way round: the first way kept where it is the faster
+    chooser = FasterOf(fast, slow, min_entries=1, trials=1)
+    for _ in range(3):
+        chooser(large)
+    assert chooser.chosen == 0
+
+
 @pytest.mark.parametrize("n", [7, 100, 1000])
 def test_group_minima_of_a_transposed_block(rng, n):
     # axis=0: the minima of the strided row groups of every column, against a loop over the groups

@@ -16,10 +16,17 @@ Measured on a 2-core AMD EPYC with AVX-512 (1,024 x 8,192 float32 block, per ent
 group minima 0.27 ns (a reduction over the middle axis of the reshaped block: 0.75 ns),
 the comparison 0.14 ns, ``np.flatnonzero`` 0.38 ns; the float32 GEMM that produces the block
 costs about 2.1 ns per entry at d = 128 on one core.  So no compiled kernel is needed to keep
-the selection off the critical path.
+the selection off the critical path.  Which way of taking the group minima of long rows is the
+faster depends on the machine's memory (on a 2-core AMD EPYC of the Zen 3 generation, AVX2, the
+passes took 1.4 ns an entry and the reduction 0.8-0.9 ns): :data:`LONG_ROW_MINIMA` times both on
+the first large blocks of a process and keeps the faster.
 """
 
 from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -56,25 +63,79 @@ def _groups(n: int, k: int) -> int:
     return max(1, min(32, n // (4 * k)))
 
 
+class FasterOf:
+    """Of two ways to compute the same array, the faster on this machine.
+
+    The first blocks of at least ``min_entries`` entries that a process gives it go to each
+    way in turn, timed, ``trials`` blocks each; from then on the way with the lower median time
+    per entry runs.  Smaller blocks are never timed: they take the first way until the choice
+    is made, then the chosen one.  The ways must give equal arrays: only the time differs.
+    """
+
+    def __init__(self, first: Callable[..., np.ndarray], second: Callable[..., np.ndarray],
+                 min_entries: int = 1 << 20, trials: int = 3) -> None:
+        self.ways = (first, second)
+        self.min_entries = min_entries
+        self.trials = trials
+        self.times: tuple[list[float], list[float]] = ([], [])  # seconds per entry, by way
+        self.chosen: int | None = None
+
+    def __call__(self, P: np.ndarray, *args: Any) -> np.ndarray:
+        if self.chosen is not None or P.size < self.min_entries:
+            return self.ways[self.chosen or 0](P, *args)
+        way = int(len(self.times[1]) < len(self.times[0]))  # the way timed fewer times
+        start = time.perf_counter()
+        out = self.ways[way](P, *args)
+        self.record(way, (time.perf_counter() - start) / P.size)
+        return out
+
+    def record(self, way: int, seconds_per_entry: float) -> None:
+        """One timing of ``way``; the choice once both ways have ``trials`` of them.  (Threads
+        may time blocks at once: a list's append is atomic, and a choice made twice is the same.)"""
+        self.times[way].append(seconds_per_entry)
+        if self.chosen is None and min(len(t) for t in self.times) >= self.trials:
+            self.chosen = int(np.median(self.times[1]) < np.median(self.times[0]))
+
+
+def _minima_by_passes(P: np.ndarray, g: int, width: int, axis: int = 1) -> np.ndarray:
+    # g contiguous np.minimum passes, each over one strip of width columns (rows, axis=0)
+    part = (lambda j: P[j * width : (j + 1) * width]) if axis == 0 else (lambda j: P[:, j * width : (j + 1) * width])
+    mins = part(0).copy()
+    for j in range(1, g):
+        np.minimum(mins, part(j), out=mins)
+    return mins
+
+
+def _minima_by_reduction(P: np.ndarray, g: int, width: int) -> np.ndarray:
+    # one reduction over the middle axis of the (b, g, width) view: reads each row in order
+    return np.minimum.reduce(P[:, : g * width].reshape(P.shape[0], g, width), axis=1)
+
+
+#: groups of at least this many columns make a long row, whose group minima take the faster of
+#: the two ways on this machine (:class:`FasterOf`; shorter rows: the passes, faster on both
+#: machines measured: 1,196 x 1,211, 40 columns a group, 1.06 and 1.41 ns an entry, Zen 3)
+LONG_ROW_GROUPS = 64
+LONG_ROW_MINIMA = FasterOf(_minima_by_passes, _minima_by_reduction)
+
+
 def group_minima(P: np.ndarray, k: int, axis: int = 1) -> np.ndarray:
     """The minima of the strided column groups of every row of ``P``, shape (b, n // g).
 
     Group j holds the columns ``j, j + n // g, j + 2 (n // g), ...`` (g of them): rows that
     are close in the data (duplicates, sorted files) land in different groups.  Computed by
-    g contiguous ``np.minimum`` passes (four times faster than a reduction over the middle
-    axis of a reshaped block).  ``axis=0``: the minima of the row groups of every column,
-    shape (n // g, b), for a block stored transposed.
+    g contiguous ``np.minimum`` passes, or on long rows by the faster on this machine of those
+    and one reduction over the middle axis of the reshaped block (:data:`LONG_ROW_MINIMA`).
+    ``axis=0``: the minima of the row groups of every column, shape (n // g, b), for a block
+    stored transposed (its passes read contiguous rows).
     """
     n = P.shape[axis]
     g = _groups(n, k)
     if g == 1:
         return P
     width = n // g
-    part = (lambda j: P[j * width : (j + 1) * width]) if axis == 0 else (lambda j: P[:, j * width : (j + 1) * width])
-    mins = part(0).copy()
-    for j in range(1, g):
-        np.minimum(mins, part(j), out=mins)
-    return mins
+    if axis == 1 and width >= LONG_ROW_GROUPS:
+        return LONG_ROW_MINIMA(P, g, width)
+    return _minima_by_passes(P, g, width, axis)
 
 
 def kth_upper_bound(P: np.ndarray, k: int, mins: np.ndarray | None = None) -> np.ndarray:
