@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+from pathlib import Path
 
 import pytest
 
@@ -114,6 +115,41 @@ def test_make_folder_that_fails_its_check_leaves_nothing(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["file"]
     assert make_folder(tmp_path / "a" / "b") == [tmp_path / "a" / "b", tmp_path / "a"]
     assert make_folder(tmp_path / "a" / "b") == []
+
+
+def test_the_write_probe_has_no_name_where_the_system_allows(tmp_path, monkeypatch):
+    # the CI's failure: a Ctrl-C landing in the named probe's removal left `.write-test.*` in the
+    # user's folder. With O_TMPFILE (Linux) the probe never has a name: nothing to remove
+    import errno
+
+    import mlneighbors._files as files
+
+    folder = tmp_path / "out"
+    if not files._unnamed_file(tmp_path):
+        pytest.skip("no unnamed files on this system or file system")
+
+    def interrupted_unlink(self, *args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Path, "unlink", interrupted_unlink)
+    assert check_writable(folder) == folder
+    assert list(folder.iterdir()) == []
+    monkeypatch.undo()
+    # without them (another system, or a file system that refuses them): the named probe, removed
+    real_open = os.open
+
+    def no_tmpfile(path, flags, *args):
+        if flags & os.O_TMPFILE == os.O_TMPFILE:
+            raise OSError(errno.EOPNOTSUPP, "not supported")
+        return real_open(path, flags, *args)
+
+    made = []
+    monkeypatch.setattr(files.os, "open", lambda path, flags, *a: made.append(path) or no_tmpfile(path, flags, *a))
+    assert check_writable(folder) == folder
+    assert list(folder.iterdir()) == [] and any(".write-test." in str(p) for p in made)
+    monkeypatch.undo()
+    monkeypatch.delattr(files.os, "O_TMPFILE")
+    assert files._unnamed_file(folder) is False and check_writable(folder) == folder
 
 
 @pytest.mark.parametrize("where", ["probe", "atomic", "staged"])

@@ -10,6 +10,7 @@ to what ``open``/``mkdir`` would have given before the rename.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 import shutil
@@ -163,12 +164,33 @@ def staged_folder(target: str | os.PathLike[str]) -> Iterator[Path]:
         raise
 
 
+def _unnamed_file(folder: Path) -> bool:
+    """Make an unnamed file in ``folder`` (Linux's ``O_TMPFILE``: it never has a name, so an
+    interruption at any moment leaves nothing behind); False where the system or the file
+    system has no such files (the caller writes a named probe instead); OSError as ``open``
+    raises it otherwise (no permission, a read-only file system)."""
+    flag = getattr(os, "O_TMPFILE", None)
+    if flag is None:
+        return False
+    try:
+        os.close(os.open(folder, flag | os.O_WRONLY, 0o600))
+    except OSError as exc:
+        if exc.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):  # no O_TMPFILE here
+            return False
+        raise
+    return True
+
+
 def check_writable(folder: str | os.PathLike[str]) -> Path:
     """Create ``folder`` if needed and prove that files can be written in it; OSError naming
     the folder otherwise (before any computing is spent)."""
     folder = Path(folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        if _unnamed_file(folder):
+            return folder
+        # a named probe, removed at once: a Ctrl-C that lands in its removal (a signal is
+        # handled between any two steps of the interpreter) leaves it behind
         probe = folder / f".write-test.{os.getpid()}.{secrets.token_hex(6)}"
         try:  # the name is bound before the file exists: an interruption anywhere leaves none
             os.close(os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
