@@ -189,10 +189,10 @@ def check_writable(folder: str | os.PathLike[str]) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
         if _unnamed_file(folder):
             return folder
-        # a named probe, removed at once: a Ctrl-C that lands in its removal (a signal is
-        # handled between any two steps of the interpreter) leaves it behind
+        # else a named probe, removed at once (its name is bound before the file exists; a
+        # Ctrl-C that lands during the removal itself still leaves it behind)
         probe = folder / f".write-test.{os.getpid()}.{secrets.token_hex(6)}"
-        try:  # the name is bound before the file exists: an interruption anywhere leaves none
+        try:
             os.close(os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
         finally:
             with contextlib.suppress(FileNotFoundError):

@@ -884,7 +884,7 @@ class ExactIndex(BaseIndex):
             return
         found = []
         for i, (T, mask) in enumerate(zip(before + after, masks, strict=True)):
-            r, c = np.divmod(np.flatnonzero(mask), mask.shape[1])
+            r, c = mask_entries(mask)
             if i < len(before):  # (indexed row, query) pairs
                 r, c = c, r
             found.append((r, c + starts[i], T[c, r] if i < len(before) else T[r, c]))
