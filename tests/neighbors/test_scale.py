@@ -613,6 +613,13 @@ def test_the_exact_costs_are_measured_once_and_cached(monkeypatch, tmp_path):
     (tmp_path / "mlneighbors" / "exact_costs.json").write_text("{not json")
     monkeypatch.setattr(_auto, "_exact_costs", None)
     assert _auto.exact_costs() == (0.02, 2.0) and len(calls) == 2
+    # another environment's costs (here a made-up key) are kept when this one's are written
+    path = tmp_path / "mlneighbors" / "exact_costs.json"
+    path.write_text(json.dumps({"another CPU | numpy 1.24.0": [0.05, 3.0], "broken": "x"}))
+    monkeypatch.setattr(_auto, "_exact_costs", None)
+    assert _auto.exact_costs() == (0.02, 2.0) and len(calls) == 3
+    assert json.loads(path.read_text()) == {"another CPU | numpy 1.24.0": [0.05, 3.0], "broken": "x",
+                                            _auto._machine_key(): [0.02, 2.0]}
     # an override set by hand wins over the measurement
     monkeypatch.setattr(_auto, "_NS_EXACT_ENTRY", 7.0)
     assert _auto.exact_costs() == (0.02, 7.0)

@@ -242,14 +242,17 @@ def _cached_costs() -> tuple[float, float]:
     key = _machine_key()
     try:
         stored = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        stored = {}
+    stored = stored if isinstance(stored, dict) else {}
+    try:  # another environment's costs (other NumPy, other BLAS) stay beside these
         mac, entry = stored[key]
         if 0 < mac < 1 and 0 < entry < 100:
             return float(mac), float(entry)
-    except (OSError, ValueError, KeyError, TypeError):
-        stored = {}
+    except (KeyError, TypeError, ValueError):
+        pass
     costs = measure_exact_costs()
     try:
-        stored = stored if isinstance(stored, dict) else {}
         stored[key] = list(costs)
         path.parent.mkdir(parents=True, exist_ok=True)
         part = path.with_name(f"{path.name}.{os.getpid()}.part")
