@@ -39,8 +39,9 @@ def library(name):
 def fitted_costs(monkeypatch):
     """The exact search's two costs as fitted where the docs' crossover was (``FITTED_EXACT_COSTS``),
     not as measured on the machine that runs: a test of the rule must not depend on how fast this
-    CPU, its BLAS and its load were in a 0.1 s measurement (CI's oldest-dependencies run measured
-    a GEMM 2.8x slower than fitted, and 20,000 rows crossed over)."""
+    CPU, its BLAS and its load were in a 0.1 s measurement (on a 2-core Zen 3, one measurement of
+    the oldest-dependencies environment read a GEMM 2.8x slower than fitted, 20,000 rows crossed
+    over, and CI failed)."""
     monkeypatch.setattr(_auto, "_NS_EXACT_MAC", _auto.FITTED_EXACT_COSTS[0])
     monkeypatch.setattr(_auto, "_NS_EXACT_ENTRY", _auto.FITTED_EXACT_COSTS[1])
 
