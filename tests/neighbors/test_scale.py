@@ -645,6 +645,8 @@ def test_the_exact_costs_are_measured_by_three_processes_and_cached(monkeypatch,
 def test_the_costs_are_kept_apart_for_other_blas_kernels(monkeypatch):
     """One CPU runs the GEMM at two speeds when its BLAS picks other kernels (OpenBLAS's AVX2
     "Haswell" or AVX-512 "SkylakeX", by CPU model or ``OPENBLAS_CORETYPE``): each has its costs."""
+    import pathlib
+
     import threadpoolctl
 
     def kernels(name):
@@ -655,6 +657,19 @@ def test_the_costs_are_kept_apart_for_other_blas_kernels(monkeypatch):
     monkeypatch.setattr(threadpoolctl, "threadpool_info", kernels("SkylakeX"))
     avx512 = _auto._machine_key()
     assert avx2 != avx512 and "SkylakeX" in avx512
+    # NumPy's own BLAS decides where its file is known: another library's BLAS loaded beside it
+    # (faiss's OpenBLAS with its "Zen" kernels) does not change the key
+    numpy_libs = str(pathlib.Path(np.__file__).parent.with_name("numpy.libs") / "libscipy_openblas64_.so")
+    numpy_blas = {"user_api": "blas", "architecture": "Haswell", "filepath": numpy_libs}
+    faiss_blas = {"user_api": "blas", "architecture": "Zen", "filepath": "/site-packages/faiss_cpu.libs/libopenblas.so"}
+    monkeypatch.setattr(threadpoolctl, "threadpool_info", lambda: [numpy_blas])
+    alone = _auto._machine_key()
+    monkeypatch.setattr(threadpoolctl, "threadpool_info", lambda: [faiss_blas, numpy_blas])
+    assert _auto._machine_key() == alone and "Haswell |" in alone
+    # where no BLAS is NumPy's by its path (a system or conda BLAS), every one loaded counts
+    system_blas = dict(numpy_blas, filepath="/usr/lib/libopenblas.so")
+    monkeypatch.setattr(threadpoolctl, "threadpool_info", lambda: [faiss_blas, system_blas])
+    assert "Haswell/Zen |" in _auto._machine_key()
 
 
 def test_the_exact_costs_measured_here_are_plausible():

@@ -221,11 +221,16 @@ def _machine_key() -> str:
     except AttributeError:  # numpy < 1.26 has no CONFIG
         pass
     # the kernels the BLAS picked at run time (OpenBLAS: "Haswell" AVX2, "SkylakeX" AVX-512...;
-    # it picks by CPU model, or as OPENBLAS_CORETYPE says): on one CPU they differ by 1.6x
+    # it picks by CPU model, or as OPENBLAS_CORETYPE says): on one CPU they differ by 1.6x.
+    # NumPy's own BLAS where its file is known (a wheel's numpy.libs): the GEMM is NumPy's, and
+    # the key must not change as other libraries load theirs (faiss's OpenBLAS: "Haswell/Zen")
     try:
         from threadpoolctl import threadpool_info
 
-        kernels = sorted({str(lib.get("architecture")) for lib in threadpool_info() if lib.get("user_api") == "blas"})
+        libs = [lib for lib in threadpool_info() if lib.get("user_api") == "blas"]
+        home = os.path.dirname(np.__file__)  # .../numpy, a prefix of .../numpy.libs too
+        own = [lib for lib in libs if str(lib.get("filepath") or "").startswith(home)]
+        kernels = sorted({str(lib.get("architecture")) for lib in own or libs})
         blas += f" {'/'.join(kernels)}" if kernels else ""
     except Exception:  # the key only loses a detail
         pass
