@@ -112,8 +112,10 @@ def _minima_by_reduction(P: np.ndarray, g: int, width: int) -> np.ndarray:
 
 
 #: groups of at least this many columns make a long row, whose group minima take the faster of
-#: the two ways on this machine (:class:`FasterOf`); shorter rows take the passes (1,196 x 1,211,
-#: 40 columns a group: 1.06 ns an entry against the reduction's 1.41 on the Zen 3)
+#: the two ways on this machine (:class:`FasterOf`); shorter rows take the passes.  On the Zen 3
+#: neither way wins there: 40 columns a group, the passes took 0.5-0.7 ns an entry against the
+#: reduction's 1.0-1.45 on blocks of 404 rows, and 1.8-2.1 against 1.43 on 1,196 rows straight
+#: after their GEMM (1.06 against 1.41 in an earlier run); at most 0.5 ms of scene's 40 ms job
 LONG_ROW_GROUPS = 64
 LONG_ROW_MINIMA = FasterOf(_minima_by_passes, _minima_by_reduction)
 
