@@ -6,6 +6,7 @@ Usage::
         [--repeats 3] [--datasets yeast bibtex ...] [--no-sklearn] [--no-approximate]
         [--approximate-on ohsumed synthetic] [--approximate-repeats 1]
         [--tables search mlknn floor approximate] [--floor-rows 100000] [--order alternate|blocks]
+        [--min-seconds 1.0]
 
 Workload per dataset (k = 10), the one ML-kNN's fit + predict needs: build an index on the
 training rows, the leave-one-out k neighbours of every training row, then the k neighbours
@@ -24,8 +25,9 @@ The ``mlknn`` table is the job a user runs: ``MLkNN(n_neighbors=10)`` fit + pred
 default exact backend (float64 input as loaded, validation included) against faiss's
 ``IndexFlatL2`` search (float32 rows prepared before the clock) plus ML-kNN's label side written
 here vectorised from the neighbour indices (``mlknn_labels``: one sparse product for the counts,
-one ``bincount`` per table); the median of ``--repeats`` interleaved runs (``--order blocks``: each
-engine's runs back to back, see ``mlknn_table``), and the share of
+one ``bincount`` per table); the median of ``--repeats`` interleaved runs, or of as many as make
+``--min-seconds`` of each engine's time where that is more (``--order blocks``: each engine's runs
+back to back, see ``mlknn_table``), and the share of
 predicted cells on which the two agree (1.0 unless a near-tie of float32 distances moves a
 neighbour).
 
@@ -256,11 +258,15 @@ def minor_faults() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 
 
-def mlknn_table(names: list[str], repeats: int, order: str = "alternate") -> None:
+def mlknn_table(names: list[str], repeats: int, order: str = "alternate", min_seconds: float = 0.0) -> None:
     """ML-kNN fit + predict with the default exact backend vs faiss's flat search + labels.
 
+    One untimed run of each engine first; then at least ``repeats`` timed runs of each, and
+    more where that many would take less than ``min_seconds`` of either engine's time (as
+    the untimed runs say; at most 401): a job of a few milliseconds moves by 10-20 % from
+    run to run on a shared machine, so a median of 5 of them moves its ratio by as much.
     ``order="alternate"``: ours, faiss, ours, ... (each run follows the other engine's);
-    ``"blocks"``: one untimed run, then the repeats of ours back to back, the same for faiss.
+    ``"blocks"``: the runs of ours back to back, then those of faiss.
     Both BLAS libraries (numpy's and faiss's own OpenBLAS, and faiss's OpenMP threads) keep
     their threads spinning for a while after a call: on 2 cores a run that follows the other
     engine's competes with those threads for the first milliseconds, which on the small sets
@@ -271,10 +277,11 @@ def mlknn_table(names: list[str], repeats: int, order: str = "alternate") -> Non
 
     head = (
         f"{'dataset':13s} {'n_train x d':>13s} {'ours s':>8s} {'faiss+labels s':>14s} {'ratio':>6s} "
-        f"{'same predictions':>16s} {'page faults (ours, faiss)':>25s}"
+        f"{'runs':>5s} {'same predictions':>16s} {'page faults (ours, faiss)':>25s}"
     )
     how = "interleaved" if order == "alternate" else "each engine back to back"
-    print(f"ML-kNN (k = 10) fit + predict, median of the repeats, {how}")
+    floor = f", each engine's runs {min_seconds:g} s or more" if min_seconds > 0 else ""
+    print(f"ML-kNN (k = 10) fit + predict, median of {repeats} runs or more{floor}, {how}")
     print(head)
     print("-" * len(head))
     for name in names:
@@ -296,24 +303,29 @@ def mlknn_table(names: list[str], repeats: int, order: str = "alternate") -> Non
         faults: dict[str, list[int]] = {"ours": [], "ref": []}
         out: dict[str, np.ndarray] = {}
         engines = (("ours", ours), ("ref", reference))
+        first = {}
+        for key, fn in engines:  # untimed: warms each engine up, and says how long a run takes
+            t = time.perf_counter()
+            out[key] = fn()
+            first[key] = time.perf_counter() - t
+        runs_each = max(repeats, min(401, int(np.ceil(min_seconds / max(min(first.values()), 1e-6)))))
         if order == "alternate":
-            runs = [engine for _ in range(repeats) for engine in engines]
+            runs = [engine for _ in range(runs_each) for engine in engines]
         else:
-            runs = [engine for engine in engines for _ in range(repeats + 1)]
-        for i, (key, fn) in enumerate(runs):
+            runs = [engine for engine in engines for _ in range(runs_each)]
+        for key, fn in runs:
             gc.collect()
             f = minor_faults()
             t = time.perf_counter()
             out[key] = fn()
-            if order == "alternate" or i % (repeats + 1):  # blocks: the first run of each warms up
-                times[key].append(time.perf_counter() - t)
-                faults[key].append(minor_faults() - f)
+            times[key].append(time.perf_counter() - t)
+            faults[key].append(minor_faults() - f)
         t_o, t_r = float(np.median(times["ours"])), float(np.median(times["ref"]))
         same = float((out["ours"].astype(bool) == out["ref"]).mean())
         pf = f"{int(np.median(faults['ours']))}, {int(np.median(faults['ref']))}"
         print(
             f"{name:13s} {f'{Xtr.shape[0]}x{Xtr.shape[1]}':>13s} {t_o:8.3f} {t_r:14.3f} {t_o / t_r:6.2f} "
-            f"{same:16.4f} {pf:>25s}",
+            f"{runs_each:5d} {same:16.4f} {pf:>25s}",
             flush=True,
         )
 
@@ -418,6 +430,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--floor-rows", type=int, default=100_000, help="rows of the floor's random data (d = 128)")
     parser.add_argument("--order", choices=["alternate", "blocks"], default="alternate",
                         help="mlknn table: the two engines' runs alternating, or each engine's runs back to back")
+    parser.add_argument("--min-seconds", type=float, default=1.0,
+                        help="mlknn table: more runs than --repeats where that many would take less than this "
+                             "many seconds of either engine (the small sets' jobs take milliseconds)")
     args = parser.parse_args(argv)
     import threadpoolctl
 
@@ -438,7 +453,8 @@ def main(argv: list[str] | None = None) -> None:
         exact_table(args.datasets, args.repeats, not args.no_sklearn)
     if "mlknn" in args.tables:
         print()
-        mlknn_table([name for name in args.datasets if name != "synthetic"], args.repeats, args.order)
+        mlknn_table([name for name in args.datasets if name != "synthetic"], args.repeats, args.order,
+                    args.min_seconds)
     if "floor" in args.tables:
         print()
         floor_table(args.floor_rows)
