@@ -280,8 +280,8 @@ def mlknn_table(names: list[str], repeats: int, order: str = "alternate", min_se
         f"{'runs':>5s} {'same predictions':>16s} {'page faults (ours, faiss)':>25s}"
     )
     how = "interleaved" if order == "alternate" else "each engine back to back"
-    floor = f", each engine's runs {min_seconds:g} s or more" if min_seconds > 0 else ""
-    print(f"ML-kNN (k = 10) fit + predict, median of {repeats} runs or more{floor}, {how}")
+    at_least = f", each engine's runs {min_seconds:g} s or more" if min_seconds > 0 else ""
+    print(f"ML-kNN (k = 10) fit + predict, median of {repeats} runs or more{at_least}, {how}")
     print(head)
     print("-" * len(head))
     for name in names:
