@@ -124,6 +124,23 @@ def test_auto_without_an_approximate_library_says_why_it_runs_exact(approximate_
     assert capsys.readouterr().err.splitlines() == [f"note: {WHY.replace('391 x 72', '593 x 72')}"]
 
 
+@pytest.mark.requires("skops")  # it writes a model file
+def test_auto_with_a_library_that_fails_to_import_fits_exactly_and_says_why(approximate_wins, shared_data,
+                                                                             tmp_path, capsys, monkeypatch):
+    """Issue 47, item 11: faiss installed but failing to import (a wheel for another CPU, a
+    missing shared library) is no error naming it as missing: the exact search, one note
+    quoting the import's error."""
+    from .neighbors._broken import break_faiss
+
+    break_faiss(monkeypatch, tmp_path)
+    assert main(["fit", "mlknn", "emotions", "--data-home", str(shared_data), "--out", str(tmp_path / "m.skops"),
+                 "--backend", "auto"]) == 0
+    assert capsys.readouterr().err.splitlines() == [
+        "note: --backend auto runs the exact search: 593 x 72: an approximate index would be faster, but faiss "
+        "is installed and fails to import (ImportError: libfaiss.so: cannot open shared object file)"]
+    assert mlneighbors.load(tmp_path / "m.skops").steps[-1][1].backend_ == "exact"
+
+
 def test_auto_says_nothing_where_it_would_search_exactly_anyway(shared_data, capsys, monkeypatch):
     _no_approximate_library(monkeypatch)
     assert main(["evaluate", "emotions", "--model", "mlknn", "--split", "--data-home", str(shared_data),

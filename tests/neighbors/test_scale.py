@@ -18,6 +18,8 @@ from mlneighbors.neighbors import AutoIndex, ExactIndex, _approximate, _auto, ge
 from mlneighbors.neighbors._recall import calibrate, tie_aware_recall
 from mlneighbors.neighbors._saved import export_index, restore_index
 
+from ._broken import break_faiss
+
 CALIBRATED = ["hnswlib", "faiss-hnsw", "faiss-ivf", "faiss-union"]
 LIBRARY = {"faiss-ivf": "faiss", "faiss-hnsw": "faiss", "faiss-union": "faiss", "hnswlib": "hnswlib",
            "pynndescent": "pynndescent"}
@@ -77,6 +79,43 @@ def test_auto_picks_exact_on_small_and_sparse_data_and_approximate_past_the_cros
     # only the searches whose tail is bounded: hnswlib alone is not picked (issue 29)
     assert big.backend == "faiss-union"
     assert _auto.choose_backend(10**6, 128, n_threads=2, installed=lambda m: m == "hnswlib").backend == "exact"
+
+
+@pytest.mark.parametrize("error, said", [
+    ('ImportError("libfaiss.so: cannot open shared object file")',
+     "ImportError: libfaiss.so: cannot open shared object file"),
+    ('OSError("libgomp.so.1: version GOMP_4.5 not found")', "OSError: libgomp.so.1: version GOMP_4.5 not found"),
+    ('RuntimeError("this CPU lacks AVX2")', "RuntimeError: this CPU lacks AVX2"),
+])
+def test_auto_runs_exact_and_says_why_when_faiss_is_installed_but_fails_to_import(error, said, fitted_costs,
+                                                                                  monkeypatch, tmp_path):
+    """Issue 47, item 11: the pick asks whether the library imports, not whether it is found;
+    exact, with the import's error in the reason (as the reason says what to install when it
+    is absent), never an error at build naming a library that is installed."""
+    break_faiss(monkeypatch, tmp_path, error)
+    choice = _auto.choose_backend(10**6, 128, n_threads=2)
+    assert choice.backend == "exact"
+    assert choice.reason == (f"1000000 x 128: an approximate index would be faster, but faiss is installed and "
+                             f"fails to import ({said})")
+    # a build past the crossover (the exact search made to look expensive): exact, saying why
+    monkeypatch.setattr(_auto, "_NS_EXACT_ENTRY", 1e9)
+    X = clustered(300)
+    index = AutoIndex().build(X)
+    assert index.backend_ == "exact" and said in index.reason_
+    np.testing.assert_array_equal(index.query(X[:5], 3)[1], ExactIndex().build(X).query(X[:5], 3)[1])
+    # with every library taken as importable the rule is unchanged (what the command line compares with)
+    assert _auto.choose_backend(10**6, 128, n_threads=2, installed=lambda m: True).backend == "faiss-union"
+
+
+def test_auto_imports_the_library_only_where_it_would_pick_it(monkeypatch):
+    """Below the crossover the rule imports nothing (an import of faiss takes time); past it,
+    the library it picks is imported for real."""
+    tried = []
+    monkeypatch.setattr(_auto, "_import_error", lambda module: tried.append(module))
+    monkeypatch.setattr(_auto, "_installed", lambda module: True)
+    assert _auto.choose_backend(500, 8, n_threads=2).backend == "exact" and tried == []
+    monkeypatch.setattr(_auto, "_NS_EXACT_ENTRY", 1e9)
+    assert _auto.choose_backend(500, 8, n_threads=2).backend == "faiss-union" and tried == ["faiss"]
 
 
 @pytest.mark.parametrize("d", [32, 128, 384])

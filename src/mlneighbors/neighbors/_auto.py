@@ -16,7 +16,9 @@ costs measured on the machine that runs (``exact_costs``, cached), and picks:
   ``recall``: ``"faiss-union"``, the one search measured without a tail (no query losing
   most of its neighbours) on clustered embeddings as on the label mixture; faiss HNSW alone
   and hnswlib are faster but lose 1-4 % of the queries there, so ``"auto"`` does not pick
-  them (issue 29; their cost models stay for comparison).
+  them (issue 29; their cost models stay for comparison).  A library that is installed but
+  fails to import (a wheel built for another CPU, a missing shared library) counts as absent:
+  the exact search, with the import's error in the reason.
 
 The estimate of the exact search (``exact_seconds``) also tells the command line when an
 exact fit will take long.
@@ -393,7 +395,23 @@ class Choice:
 
 
 def _installed(module: str) -> bool:
+    """Whether ``module`` is found (not imported: the rule asks this of every library, on every fit)."""
     return importlib.util.find_spec(module) is not None
+
+
+def _import_error(module: str) -> str | None:
+    """None where ``module`` imports; else the error its import raised, as ``"Type: message"``.
+
+    A library that is found may still fail to import (a wheel built for a CPU it does not
+    support, a missing shared library), and a broken wheel raises what it raises (ImportError,
+    OSError, RuntimeError...): ``"auto"`` imports the library it is about to pick, so that it
+    runs the exact search and says why instead of failing at build.
+    """
+    try:
+        importlib.import_module(module)
+    except Exception as exc:  # whatever a broken library raises: the exact search answers instead
+        return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+    return None
 
 
 def choose_backend(
@@ -421,7 +439,9 @@ def choose_backend(
         The rows themselves, when known (sparse rows, CSR or dense mostly zeros: the exact
         engine's sparse cost).
     installed : callable, default=None
-        ``installed(module) -> bool``; None: whether the module can be imported.
+        ``installed(module) -> bool``; None: whether the module is found, and, for the one
+        about to be picked, whether it imports (a library installed but failing to import is
+        passed over: the exact search, with the import's error in ``choice.reason``).
 
     Returns
     -------
@@ -438,18 +458,28 @@ def choose_backend(
     >>> choose_backend(10**6, 30_000, density=0.001).reason
     'sparse rows (0.1% of cells stored): the exact search'
     """
+    imports = installed is None  # the libraries' own answer: found, and importing when picked
     installed = _installed if installed is None else installed
     if metric not in APPROXIMATE_METRICS:
         return Choice("exact", f"metric={metric!r}: the exact search")
     if density < SPARSE_DENSITY:
         return Choice("exact", f"sparse rows ({density:.1%} of cells stored): the exact search")
     t_exact = exact_seconds(n_samples, n_samples, n_features, n_threads=n_threads, X=X)
+    modules = dict(APPROXIMATE)
     estimates = {name: approximate_seconds(n_samples, n_features, backend=name, n_threads=n_threads)
                  for name, module in APPROXIMATE if installed(module)}
+    failed = []
+    # the fastest that imports; imported only here, past the crossover, where its build imports it anyway
+    for best in sorted((name for name in estimates if estimates[name] < t_exact), key=estimates.get):
+        error = _import_error(modules[best]) if imports else None
+        if error is None:
+            return Choice(best, f"{n_samples} x {n_features}: {best} is estimated faster than the exact search "
+                                f"({estimates[best]:.3g} s against {t_exact:.3g} s)")
+        failed.append(f"{modules[best]} is installed and fails to import ({error})")
+    if failed:
+        return Choice("exact", f"{n_samples} x {n_features}: an approximate index would be faster, but "
+                               + "; ".join(failed))
     best = min(estimates, key=estimates.get, default=None)
-    if best is not None and estimates[best] < t_exact:
-        return Choice(best, f"{n_samples} x {n_features}: {best} is estimated faster than the exact search "
-                            f"({estimates[best]:.3g} s against {t_exact:.3g} s)")
     if best is None and approximate_seconds(n_samples, n_features, n_threads=n_threads) < t_exact:
         modules = " nor ".join(m for _, m in APPROXIMATE)
         return Choice("exact", f"{n_samples} x {n_features}: an approximate index would be faster, but "
