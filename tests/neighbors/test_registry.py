@@ -28,6 +28,13 @@ def test_registered_names():
         assert not hasattr(index, "n_samples_fit_")  # unbuilt
 
 
+def test_get_index_documents_every_registered_backend():
+    """Issue 47, item 15: the docstring of ``name`` lists every name ``get_index`` takes (it had
+    no "faiss-union", the one ``"auto"`` picks)."""
+    doc = get_index.__doc__.split("Parameters")[1].split("metric :")[0]
+    assert [name for name in BACKENDS if f'"{name}"' not in doc] == []
+
+
 def test_get_index_passes_parameters():
     index = get_index("hnswlib", metric="cosine", ef=77)
     assert isinstance(index, HnswlibIndex) and index.ef == 77 and index.metric == "cosine"

@@ -58,9 +58,10 @@ def get_index(name: str = "exact", *, metric: str | None = None, **params: Any) 
     name : str, default="exact"
         A key of :data:`BACKENDS`: "exact", "auto" (the exact search, or an approximate
         index where it is estimated faster: :class:`AutoIndex`), "torch" (the exact search
-        on a GPU through PyTorch, same results), "faiss-ivf", "faiss-hnsw", "hnswlib", "pynndescent",
-        "pca-window" (the hybrid kNN's candidate search; cosine only), "dask" (shards
-        of any of these on the workers of a Dask cluster).
+        on a GPU through PyTorch, same results), "faiss-ivf", "faiss-hnsw", "faiss-union" (HNSW
+        and IVF candidates merged: no query left without its neighbours; what "auto" picks),
+        "hnswlib", "pynndescent", "pca-window" (the hybrid kNN's candidate search; cosine only),
+        "dask" (shards of any of these on the workers of a Dask cluster).
     metric : str, default=None
         Checked against the metrics the backend supports; None: the backend's first
         (``"euclidean"``, or ``"cosine"`` for "pca-window").
