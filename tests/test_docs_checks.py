@@ -233,3 +233,58 @@ def test_check_build_fails_a_page_that_loads_from_the_network(check_build, tmp_p
 
 def test_check_build_needs_a_built_site(check_build, tmp_path):
     assert check_build.main([str(tmp_path)]) == 2
+
+
+# -- the torch example without PyTorch ---------------------------------------------------------------
+
+#: Run before the example: every import of torch fails as if it were not installed (a None in
+#: sys.modules would break scipy, which looks torch up there).
+_NO_TORCH = """
+import importlib.abc, runpy, sys
+
+class NoTorch(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "torch" or name.startswith("torch."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+sys.meta_path.insert(0, NoTorch())
+sys.modules.pop("torch", None)
+runpy.run_path(sys.argv[1], run_name="__main__")
+"""
+
+
+def test_the_torch_example_runs_without_torch_and_claims_nothing_it_did_not_compute(tmp_path):
+    """The ``docs`` extra has no PyTorch and the README's docs build runs every example under
+    ``-W`` (issue 47, item 16): without torch the example runs, says so, and prints no
+    comparison it did not make."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    proc = subprocess.run([sys.executable, "-c", _NO_TORCH, str(ROOT / "examples" / "plot_torch_backend.py")],
+                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "PyTorch is not installed" in proc.stdout
+    for claim in ("identical distances", "same ML-kNN scores", "torch  leave-one-out"):
+        assert claim not in proc.stdout, proc.stdout
+
+
+def test_ci_builds_the_docs_as_the_readme_says_before_it_installs_torch():
+    """CI once installed PyTorch before the docs build, which hid the failure a reader of the
+    README met (issue 47, item 16): the README's docs command, in the README's environment,
+    comes before any other install in .ci/run."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = re.search(r"## Documentation.*?```bash\n(.*?)\n```", readme, re.S).group(1).strip()
+    steps = [step.strip() for step in command.split("&&")]
+    assert steps[0].startswith(".venv/bin/pip install") and steps[-1].startswith(".venv/bin/sphinx-build")
+    ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+          if line.strip() and not line.lstrip().startswith("#")]
+    where = [ci.index(step) for step in steps]  # ValueError: a step of the README's command is not in CI
+    assert where == sorted(where)
+    installs = [i for i, line in enumerate(ci) if "pip install" in line and line != steps[0]]
+    test_install = next(i for i in installs if "'.[test]'" in ci[i])
+    torch = next(i for i, line in enumerate(ci) if re.search(r"pip install.*\btorch\b", line))
+    assert [i for i in installs if test_install < i < where[-1]] == [], "an install before the docs build"
+    assert where[-1] < torch
+
