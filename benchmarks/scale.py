@@ -728,10 +728,20 @@ def to_rst(markdown: str) -> str:
     table: list[list[str]] = []
 
     def cell(text: str) -> str:
-        text = text.strip().replace("*", "\\*").replace("|", "/")
+        # a star the Markdown already escaped (compact_table's " \\*") is escaped once, not twice
+        text = re.sub(r"\\?\*", r"\\*", text.strip()).replace("|", "/")
         if re.fullmatch(r"[A-Za-z]\w*_", text):  # an attribute (recall_): a literal, not a reference
             return f"``{text}``"
-        return "–" if text in ("", "-") else text
+        if text in ("", "-"):
+            return "–"
+        # a cell must not open a list: "- (85)" (not run, the model's estimate) rendered as a bullet
+        # holding "85." (issue 47); a leading dash is the en dash of the cells not run, any other
+        # bullet or enumerator is escaped
+        if text.startswith("- "):
+            return "–" + text[1:]
+        if re.match(r"([-+*•‣⁃]|\(?(\d+|#|[A-Za-z]|[IVXLCDMivxlcdm]+)[.)])(\s|$)", text):
+            return "\\" + text
+        return text
 
     def flush() -> None:
         if not table:

@@ -288,3 +288,58 @@ def test_ci_builds_the_docs_as_the_readme_says_before_it_installs_torch():
     assert [i for i in installs if test_install < i < where[-1]] == [], "an install before the docs build"
     assert where[-1] < torch
 
+
+# -- the tables benchmarks/scale.py writes into the user guide ---------------------------------------
+
+#: What opens a reST list at the start of a cell: a bullet, or an enumerator ("85.", "(85)", "a)").
+_LIST_OPENER = re.compile(r"([-+*•‣⁃]|\(?(\d+|#|[A-Za-z]|[IVXLCDMivxlcdm]+)[.)])(\s|$)")
+_CELL = re.compile(r"^(?:   \* |     )- (.*)$")
+
+
+def _scale_module():
+    spec = importlib.util.spec_from_file_location("scale_for_docs", ROOT / "benchmarks" / "scale.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _cells_that_render_as_something_else(rst: str) -> list[str]:
+    """The list-table cells that would render as a list, or show a literal backslash before a star."""
+    return [line for line in rst.splitlines() if (m := _CELL.match(line))
+            and (_LIST_OPENER.match(m.group(1)) or "\\\\*" in m.group(1))]
+
+
+_MARKDOWN = """| d | n | exact s (model) | faiss-union s (model) | rule |
+|---|---|---|---|---|
+| 32 | 300,000 | - (85) | 35.2 (34.8) | faiss-union |
+| 128 | 100,000 | (40) | - | exact |
+
+| contender | s (x exact) |
+|---|---|
+| exact | 3219.6 \\* (1.00) |
+| auto | 1.0 * (2.00) |
+"""
+
+
+def test_the_scale_tables_cells_render_as_written():
+    """Issue 47, item 17: the crossover table's "- (85)" (exact not run, the model's estimate)
+    rendered as a bullet holding "85.", and the laws' table showed "\\*" where a star was
+    meant. The generator's output opens no list and escapes every star once."""
+    rst = _scale_module().to_rst(_MARKDOWN)
+    assert _cells_that_render_as_something_else(rst) == []
+    assert "     - – (85)" in rst and "     - 3219.6 \\* (1.00)" in rst and "     - 1.0 \\* (2.00)" in rst
+
+
+def test_the_scale_tables_cells_render_as_written_through_docutils():
+    """The same, rendered (docutils comes with the ``docs`` extra)."""
+    docutils_core = pytest.importorskip("docutils.core")
+    rst = _scale_module().to_rst(_MARKDOWN)
+    html = docutils_core.publish_parts(rst, writer="html5",
+                                       settings_overrides={"report_level": 5})["html_body"]
+    assert "<ul" not in html and "<ol" not in html
+    assert "– (85)" in html and "(40)" in html and "3219.6 * (1.00)" in html and "\\" not in html
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "docs" / "user_guide").glob("*.inc")), ids=lambda p: p.name)
+def test_the_user_guides_tables_open_no_list_in_a_cell(path):
+    assert _cells_that_render_as_something_else(path.read_text(encoding="utf-8")) == []
