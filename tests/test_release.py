@@ -53,3 +53,29 @@ def test_every_docstring_example_said_to_need_an_extra_exists():
         # imports it
         where = found.__name__ if cut == len(parts) else f"{found.__module__}.{found.__qualname__}"
         assert where == name, f"DOCTEST_REQUIRES names {name}; its docstring example is {where}"
+
+
+def _extras() -> dict[str, list[str]]:
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import pytest
+
+        tomllib = pytest.importorskip("tomli")
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        return tomllib.load(f)["project"]["optional-dependencies"]
+
+
+def _names(requirements: list[str]) -> set[str]:
+    import re
+
+    return {re.match(r"[A-Za-z0-9_.-]+", r).group(0).lower() for r in requirements}
+
+
+def test_the_readme_install_reads_csv_files():
+    """The README installs ``.[cli]`` and then runs the command line on one's own files, CSV the
+    commonest of them: the ``cli`` extra carries pandas, which reads them (issue 47, item 14)."""
+    extras = _extras()
+    assert _names(extras["pandas"]) <= _names(extras["cli"])
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "'.[cli]'" in readme
