@@ -145,6 +145,36 @@ def test_every_row_is_measured_on_a_tiny_set(name, monkeypatch):
     assert np.isnan(index.query_recall_) and np.isnan(index.query_low_recall_share_)  # none held out
 
 
+def _attribute(doc, name):
+    """The text of attribute ``name`` in a numpydoc docstring, as one line."""
+    lines = doc.split("\n")
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"    {name} :"))
+    body = []
+    for line in lines[start + 1:]:
+        if not line.startswith("        "):
+            break
+        body.append(line.strip())
+    return " ".join(body)
+
+
+@pytest.mark.parametrize("name", [*CALIBRATED, "faiss-union"])
+def test_the_sample_is_as_large_as_the_docs_say(name):
+    """Issue 47, item 13: the calibrated adapters measure the recall on ``min(1000, n // 5)``
+    rows (as many again are held out as new queries), every row below 100 (none held out); the
+    docstrings said "1,000 indexed rows (all rows when fewer)", and the tail bound of a zero
+    share (about 0.3 %) they imply holds from 5,000 rows only: 3 % at 100 rows."""
+    pytest.importorskip("hnswlib" if name == "hnswlib" else "faiss")
+    for n, rows in [(99, 99), (100, 20), (500, 100), (2_000, 400)]:
+        assert rows == (n if n < 100 else min(RECALL_SAMPLE, n // 5))  # the rule as documented
+        assert get_index(name).build(clustered(n)).recall_rows_ == rows
+    said = _attribute(CLASS[name].__doc__, "recall_rows_")
+    assert "min(1000, n // 5)" in said and "100" in said, said
+    share = _attribute(CLASS[name].__doc__, "low_recall_share_")
+    bound = {m: 1 - 0.05 ** (1 / m) for m in (1000, 100)}  # a zero share's 95 % upper bound on m rows
+    assert f"{bound[1000]:.1%}" == "0.3%" and f"{bound[100]:.0%}" == "3%"  # the figures the docstring gives
+    assert "0.3 % at 1,000 rows" in share and "3 % at 100" in share, share
+
+
 # -- carried: auto, the label-restricted search, the models --------------------------------
 
 

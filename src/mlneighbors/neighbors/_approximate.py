@@ -16,8 +16,9 @@ Recall
 ------
 After the library's build, every adapter measures its **recall** (``recall_``): the tie-aware
 recall@k of leave-one-out queries of a seeded sample of the indexed rows
-(:data:`~mlneighbors.neighbors._recall.RECALL_SAMPLE` = 1,000 rows) against the exact
-leave-one-out neighbours of the same rows (``_recall``), and, per row of the same sample, the
+(:data:`~mlneighbors.neighbors._recall.RECALL_SAMPLE` = 1,000 rows, ``recall_rows_``; where
+rows are held out as new queries, a fifth of the rows below 5,000 and every row below 100)
+against the exact leave-one-out neighbours of the same rows (``_recall``), and, per row of the same sample, the
 share of rows whose recall@k is below one half (``low_recall_share_``: a mean hides a few
 queries with every neighbour wrong).  The adapters that hold rows out as new queries measure
 both for them too (``query_recall_``, ``query_low_recall_share_``).  The adapters with a search breadth
@@ -602,15 +603,18 @@ class FaissIVFIndex(_WithIVF, _FaissBase):
     nprobe_ : int
         Cells searched per query: ``nprobe``, or the calibrated value.
     recall_ : float
-        Tie-aware recall@``recall_k`` of leave-one-out queries of a seeded sample of 1,000
-        indexed rows (all rows when fewer) against their exact neighbours, at ``nprobe_``;
-        its standard error is at most ``sqrt(recall_ (1 - recall_) / 1000)``.
+        Tie-aware recall@``recall_k`` of leave-one-out queries of a seeded sample of
+        ``recall_rows_`` indexed rows against their exact neighbours, at ``nprobe_``;
+        its standard error is at most ``sqrt(recall_ (1 - recall_) / recall_rows_)``.
     recall_rows_ : int
-        Rows of that sample.
+        Rows of that sample: ``min(1000, n // 5)`` of the n indexed rows (as many again are
+        held out as new queries), all n below 100 rows (none held out).
     low_recall_share_ : float
         The share of that sample's rows whose recall@``recall_k`` is below one half: the
-        queries that lost most of their neighbours, which the mean hides (one row of
-        1,000 is 0.1 %).
+        queries that lost most of their neighbours, which the mean hides (one row is
+        ``1 / recall_rows_``; a share of 0 bounds the true one at
+        ``1 - 0.05 ** (1 / recall_rows_)`` with 95 % confidence: 0.3 % at 1,000 rows, 3 % at
+        100, i.e. 500 indexed rows).
     query_recall_ : float
         The same recall for rows of another sample as new queries (``predict``'s search),
         measured before they were added to the index, at ``nprobe_``; NaN for fewer than 100
@@ -703,15 +707,18 @@ class FaissHNSWIndex(_FaissBase):
     ef_search_ : int
         ``ef_search``, or the calibrated value.
     recall_ : float
-        Tie-aware recall@``recall_k`` of leave-one-out queries of a seeded sample of 1,000
-        indexed rows (all rows when fewer) against their exact neighbours, at ``ef_search_``;
-        its standard error is at most ``sqrt(recall_ (1 - recall_) / 1000)``.
+        Tie-aware recall@``recall_k`` of leave-one-out queries of a seeded sample of
+        ``recall_rows_`` indexed rows against their exact neighbours, at ``ef_search_``;
+        its standard error is at most ``sqrt(recall_ (1 - recall_) / recall_rows_)``.
     recall_rows_ : int
-        Rows of that sample.
+        Rows of that sample: ``min(1000, n // 5)`` of the n indexed rows (as many again are
+        held out as new queries), all n below 100 rows (none held out).
     low_recall_share_ : float
         The share of that sample's rows whose recall@``recall_k`` is below one half: the
-        queries that lost most of their neighbours, which the mean hides (one row of
-        1,000 is 0.1 %).
+        queries that lost most of their neighbours, which the mean hides (one row is
+        ``1 / recall_rows_``; a share of 0 bounds the true one at
+        ``1 - 0.05 ** (1 / recall_rows_)`` with 95 % confidence: 0.3 % at 1,000 rows, 3 % at
+        100, i.e. 500 indexed rows).
     query_recall_ : float
         The same recall for rows of another sample as new queries (``predict``'s search),
         measured before they were added to the index, at ``ef_search_``; NaN for fewer than 100
@@ -890,12 +897,16 @@ class FaissUnionIndex(_WithIVF, FaissHNSWIndex):
     nlist_ : int
         IVF cells used.
     recall_ : float
-        Tie-aware recall@``recall_k`` of leave-one-out queries of a seeded sample of 1,000
-        indexed rows (all rows when fewer) against their exact neighbours.
+        Tie-aware recall@``recall_k`` of leave-one-out queries of a seeded sample of
+        ``recall_rows_`` indexed rows against their exact neighbours.
     recall_rows_ : int
-        Rows of that sample.
+        Rows of that sample: ``min(1000, n // 5)`` of the n indexed rows (as many again are
+        held out as new queries), all n below 100 rows (none held out).
     low_recall_share_ : float
-        The share of that sample's rows whose recall@``recall_k`` is below one half.
+        The share of that sample's rows whose recall@``recall_k`` is below one half (one row
+        is ``1 / recall_rows_``; a share of 0 bounds the true one at
+        ``1 - 0.05 ** (1 / recall_rows_)`` with 95 % confidence: 0.3 % at 1,000 rows, 3 % at
+        100, i.e. 500 indexed rows).
     query_recall_ : float
         The same recall for rows of another sample as new queries (``predict``'s search).
     query_low_recall_share_ : float
@@ -1057,15 +1068,18 @@ class HnswlibIndex(ApproximateIndex):
     ef_ : int
         ``ef``, or the calibrated value.
     recall_ : float
-        Tie-aware recall@``recall_k`` of leave-one-out queries of a seeded sample of 1,000
-        indexed rows (all rows when fewer) against their exact neighbours, at ``ef_``; its
-        standard error is at most ``sqrt(recall_ (1 - recall_) / 1000)``.
+        Tie-aware recall@``recall_k`` of leave-one-out queries of a seeded sample of
+        ``recall_rows_`` indexed rows against their exact neighbours, at ``ef_``; its
+        standard error is at most ``sqrt(recall_ (1 - recall_) / recall_rows_)``.
     recall_rows_ : int
-        Rows of that sample.
+        Rows of that sample: ``min(1000, n // 5)`` of the n indexed rows (as many again are
+        held out as new queries), all n below 100 rows (none held out).
     low_recall_share_ : float
         The share of that sample's rows whose recall@``recall_k`` is below one half: the
-        queries that lost most of their neighbours, which the mean hides (one row of
-        1,000 is 0.1 %).
+        queries that lost most of their neighbours, which the mean hides (one row is
+        ``1 / recall_rows_``; a share of 0 bounds the true one at
+        ``1 - 0.05 ** (1 / recall_rows_)`` with 95 % confidence: 0.3 % at 1,000 rows, 3 % at
+        100, i.e. 500 indexed rows).
     query_recall_ : float
         The same recall for rows of another sample as new queries (``predict``'s search),
         measured before they were added to the index, at ``ef_``; NaN for fewer than 100

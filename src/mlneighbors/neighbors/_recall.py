@@ -19,13 +19,17 @@ a seeded sample of the indexed rows, each asking for its k nearest *other* rows
 (:func:`~mlneighbors.neighbors.loo_kneighbors` with ``rows=``), against the exact
 leave-one-out neighbours of the same rows among all indexed rows.
 
-Sample size and error: :data:`RECALL_SAMPLE` rows (all rows when there are fewer).  A row's
+Sample size and error: :data:`RECALL_SAMPLE` rows (all rows when there are fewer); the
+adapters that hold rows out as new queries sample ``min(1000, n // 5)`` of their n rows, each
+(every row below 100 rows: their ``recall_rows_``).  A row's
 recall lies in [0, 1]; the mean of ``s`` independent rows of mean ``r`` has a standard error
 of at most ``sqrt(r (1 - r) / s)`` (the Bernoulli case is the largest variance in [0, 1] with
 that mean): 0.0069 at r = 0.95 and s = 1,000.  The share of rows below one half is a
 proportion of the same rows: its standard error is ``sqrt(p (1 - p) / s)``, and one row of a
-1,000-row sample is 0.1 %, so a sample that finds none bounds the share at about 0.3 % (95 %),
-not at 1 in 10,000.
+1,000-row sample is 0.1 %, so a sample that finds none bounds the share at
+``1 - 0.05 ** (1 / s)`` (95 %; about 3 / s): about 0.3 % at s = 1,000, not 1 in 10,000; below
+5,000 indexed rows the adapters' sample is smaller and the bound wider (3 % at 500 rows,
+whose sample is 100).
 """
 
 from __future__ import annotations
