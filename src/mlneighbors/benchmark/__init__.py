@@ -25,9 +25,9 @@ from ._stats import (
     rank_table,
     wilcoxon_pairs,
 )
-from ._store import Store, StoreError, read_rows
+from ._store import Store, StoreError, read_rows, read_store
 
-__all__ = ["BenchmarkData", "RunSummary", "Store", "StoreError", "folds_of", "read_rows", "run_benchmark"]
+__all__ = ["BenchmarkData", "RunSummary", "Store", "StoreError", "folds_of", "read_rows", "read_store", "run_benchmark"]
 # the report of a store's rows, and the statistics (Demšar 2006) on one table of values
 __all__ += [
     "MetricReport",

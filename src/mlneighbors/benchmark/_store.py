@@ -48,7 +48,7 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-__all__ = ["SCHEMA_VERSION", "Store", "StoreError", "read_rows"]
+__all__ = ["SCHEMA_VERSION", "Store", "StoreError", "read_rows", "read_store"]
 
 #: the layout of the tables; a store of another layout is refused
 SCHEMA_VERSION = 1
@@ -107,6 +107,19 @@ def _short(exc: BaseException) -> str:
     return " ".join(str(exc).split())
 
 
+#: SQLITE_READONLY_ROLLBACK: a read-only connection found a hot journal it may not roll back
+_READONLY_ROLLBACK = 776
+
+
+def _hot_journal(exc: sqlite3.Error) -> bool:
+    """Whether a read-only open failed on an interrupted writer's journal (Python 3.10 has no
+    error codes: its message then)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code == _READONLY_ROLLBACK
+    return "readonly" in str(exc)
+
+
 class Store:
     """A benchmark's results store (see the module's docstring for its tables and rules).
 
@@ -134,18 +147,21 @@ class Store:
     def __init__(self, path: str | os.PathLike[str], *, write: bool = False, timeout: float = 10.0) -> None:
         self.path = os.fspath(path)
         self.write = write
+        self.timeout = timeout
         self._lock_fh: Any = None
+        self._wal = False
+        self.db: Any = None
         if not write:
             if not os.path.isfile(self.path):
                 raise StoreError(f"no results store {self.path!r} (a 'benchmark run' writes one)")
             self._check_is_sqlite()
-            uri = "file:" + os.path.abspath(self.path).replace("?", "%3f").replace("#", "%23") + "?mode=ro"
+            self.db = self._open_read_only()
             try:
-                self.db = sqlite3.connect(uri, uri=True, timeout=timeout)
-                self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()
-            except sqlite3.Error:  # a read-only folder where the WAL's index file cannot be made
-                self.db = sqlite3.connect(uri.replace("?mode=ro", "?immutable=1"), uri=True, timeout=timeout)
-            self._check_schema()
+                self._check_sound()
+                self._check_schema()
+            except BaseException:
+                self.close()
+                raise
             return
         folder = os.path.dirname(os.path.abspath(self.path))
         exists = os.path.exists(self.path)
@@ -162,19 +178,78 @@ class Store:
             raise StoreError(f"results store {self.path} cannot be opened for writing: {_short(exc)}") from None
         if not _lock_file(self._lock_fh):
             self._lock_fh.close()
+            self._lock_fh = None
             raise StoreError(f"results store {self.path} is locked: another benchmark run is writing it; wait for it "
                              "to end, or give another store")
         try:
             self.db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")  # WAL: a commit survives the process's death
+            # everything is read and checked before anything is written: another application's
+            # database, a damaged file or a store of another version is left as it was
             self.db.execute("BEGIN IMMEDIATE")  # the write lock, at once: a locked store is found now
             self.db.execute("COMMIT")
+            self._check_sound()
+            self._check_schema()
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self._wal = True
+            self.db.execute("PRAGMA synchronous=NORMAL")  # WAL: a commit survives the process's death
             self.db.executescript(_SCHEMA)
-        except sqlite3.OperationalError as exc:
+            if not self._meta_rows:
+                from .. import __version__
+
+                self._execute_many("INSERT INTO meta VALUES (?, ?)",
+                                   [("schema", str(SCHEMA_VERSION)), ("mlneighbors", __version__)])
+        except sqlite3.DatabaseError as exc:
             self.close()
             raise self._translate(exc) from None
-        self._check_schema()
+        except BaseException:
+            self.close()
+            raise
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        """A read-only connection that reads only what was committed: SQLite's locks are
+        respected (a store being written waits up to ``timeout``, then counts as locked), and an
+        interrupted writer's transaction is rolled back first, as SQLite itself would."""
+        uri = "file:" + os.path.abspath(self.path).replace("?", "%3f").replace("#", "%23") + "?mode=ro"
+        rolled_back = False
+        while True:
+            db = sqlite3.connect(uri, uri=True, timeout=self.timeout)
+            try:
+                db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                return db
+            except sqlite3.DatabaseError as exc:
+                db.close()
+                if _hot_journal(exc) and not rolled_back:
+                    self._roll_back()
+                    rolled_back = True
+                    continue
+                raise self._translate(exc) from None
+
+    def _roll_back(self) -> None:
+        """Roll back the transaction of a writer that died (its hot journal beside the file): a
+        read-write connection does it on its first read; a read-only file cannot be read then."""
+        folder = os.path.dirname(os.path.abspath(self.path))
+        if not (os.access(self.path, os.W_OK) and os.access(folder, os.W_OK)):
+            raise StoreError(f"results store {self.path} holds a write that was never committed (a writer was "
+                             "interrupted; its journal is beside the file) and is read-only here, so it cannot be "
+                             "rolled back: open it once where the file and its folder are writable")
+        db = sqlite3.connect(self.path, timeout=self.timeout)
+        try:
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise self._translate(exc) from None
+        finally:
+            db.close()
+
+    def _check_sound(self) -> None:
+        """A damaged file (truncated, overwritten) is refused in one line before it is used."""
+        try:
+            result = self.db.execute("PRAGMA quick_check").fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise self._translate(exc) from None
+        if result != [("ok",)]:
+            problem = "; ".join(str(r[0]) for r in result[:2])
+            raise StoreError(f"results store {self.path} is damaged ({problem}); use a copy of it, or run into a "
+                             "new store")
 
     # ------------------------------------------------------------------ opening
 
@@ -193,24 +268,37 @@ class Store:
         if "locked" in text or "busy" in text:
             return StoreError(f"results store {self.path} is locked by another process ({text}); wait for it, "
                               "or give another store")
+        if "malformed" in text or "not a database" in text:
+            return StoreError(f"results store {self.path} is damaged ({text}); use a copy of it, or run into a new "
+                              "store")
         if "readonly" in text or "read-only" in text:
             return StoreError(f"results store {self.path} is read-only ({text}): a run writes every cell as it "
                               "finishes; give a writable file")
+        if "unable to open" in text and not self.write:
+            return StoreError(f"results store {self.path} cannot be read here ({text}): where its folder is "
+                              "read-only, a store left with its -wal file beside it (a run that did not end) cannot "
+                              "be opened; copy the folder somewhere writable")
         return StoreError(f"results store {self.path}: {text}")
 
     def _check_schema(self) -> None:
+        """The store's layout and version, read without writing: another application's
+        database (tables, none of them a store's) is refused, before anything is written."""
         from .. import __version__
 
-        try:
+        tables = {name for (name,) in self.db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")}
+        if "meta" not in tables:
+            if tables:
+                listed = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+                raise StoreError(f"{self.path} is not a results store: it is an SQLite database with other tables "
+                                 f"({listed}); give a new file name or a store a 'benchmark run' wrote")
+            if not self.write:
+                raise StoreError(f"{self.path} is not a results store (no benchmark tables in it)")
+            rows: dict[str, str] = {}
+        else:
             rows = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
-        except sqlite3.DatabaseError as exc:
-            if "no such table" in str(exc) and not self.write:
-                raise StoreError(f"{self.path} is not a results store (no benchmark tables in it)") from None
-            raise self._translate(exc) from None
+        self._meta_rows = rows
         if not rows:
-            if self.write:
-                self._execute_many("INSERT INTO meta VALUES (?, ?)",
-                                   [("schema", str(SCHEMA_VERSION)), ("mlneighbors", __version__)])
             self.meta = {"schema": str(SCHEMA_VERSION), "mlneighbors": __version__}
             return
         self.meta = rows
@@ -234,7 +322,7 @@ class Store:
         rollback-journal mode until the next run) and the lock."""
         db = getattr(self, "db", None)
         if db is not None:
-            if self.write:  # between runs the store is one file (a report or a copy needs no -wal beside it)
+            if self._wal:  # between runs the store is one file (a report or a copy needs no -wal beside it)
                 try:
                     db.execute("PRAGMA journal_mode=DELETE")
                 except sqlite3.Error:
@@ -271,7 +359,16 @@ class Store:
     def protocol(self) -> dict[str, Any] | None:
         """The protocol the store's results were made under (None: an empty store)."""
         text = self.meta.get("protocol")
-        return None if text is None else json.loads(text)
+        if text is None:
+            return None
+        try:
+            protocol = json.loads(text)
+        except ValueError:
+            protocol = None
+        if not isinstance(protocol, dict) or protocol.get("kind") not in ("cv", "split"):
+            raise StoreError(f"results store {self.path}: its recorded protocol cannot be read (meta 'protocol' is "
+                             f"{text[:60]!r}); the store is damaged: use a copy of it, or run into a new store")
+        return protocol
 
     def check(self, protocol: dict[str, Any], datasets: dict[str, dict[str, Any]],
               models: dict[str, dict[str, Any]]) -> None:
@@ -294,6 +391,15 @@ class Store:
             Naming the dataset, model or protocol setting that differs.
         """
         stored = self.protocol
+        if stored is not None and stored != protocol and not self._has_results():
+            # a store whose runs computed nothing (refused, or stopped before the first cell)
+            # holds no result of its protocol: the new run's protocol replaces it
+            with self._transaction():
+                for table in ("datasets", "models"):
+                    self.db.execute(f"DELETE FROM {table}")
+                self.db.execute("DELETE FROM meta WHERE key = 'protocol'")
+            del self.meta["protocol"]
+            stored = None
         if stored is not None and stored != protocol:
             said = ", ".join(f"{key} {stored.get(key)!r} here, {protocol.get(key)!r} asked"
                              for key in sorted(set(stored) | set(protocol)) if stored.get(key) != protocol.get(key))
@@ -315,6 +421,13 @@ class Store:
             if old[2] != row["scale"]:
                 raise StoreError(f"results store {self.path}: dataset {name!r} was scaled {old[2]!r} in the store, "
                                  f"{row['scale']!r} now; results are not mixed: run into a new store")
+        for name, row in datasets.items():  # the same data under another name: one dataset counted twice
+            twin = self.db.execute("SELECT dataset FROM datasets WHERE sha256 = ? AND dataset != ?",
+                                   (row["sha256"], name)).fetchone()
+            if twin is not None:
+                raise StoreError(f"results store {self.path}: dataset {name!r} holds the same data as {twin[0]!r}, "
+                                 f"stored already (sha256 {row['sha256'][:12]}...): a dataset is counted once; give "
+                                 f"it as {twin[0]!r} or leave it out")
         for name, params in models.items():
             old = self.db.execute("SELECT params FROM models WHERE model = ?", (name,)).fetchone()
             if old is None:
@@ -334,6 +447,9 @@ class Store:
               r["scale"]) for name, r in datasets.items()])
         self._execute_many("INSERT OR IGNORE INTO models VALUES (?, ?)",
                            [(name, json.dumps(p, sort_keys=True)) for name, p in models.items()])
+
+    def _has_results(self) -> bool:
+        return self.db.execute("SELECT 1 FROM results LIMIT 1").fetchone() is not None
 
     def start_run(self, *, seed: int, protocol: dict[str, Any], models: Sequence[str], datasets: Sequence[str],
                   metrics: Sequence[str], command: str | None) -> int:
@@ -458,6 +574,30 @@ class Store:
                 "SELECT dataset, model, fold, metric, value FROM results ORDER BY dataset, model, fold, metric"):
             yield d, m, int(f), metric, math.nan if v is None else float(v)
 
+    def provenance(self) -> dict[str, Any]:
+        """Where the store's results come from, for a report to state.
+
+        Returns
+        -------
+        provenance : dict
+            ``store`` (the file), ``mlneighbors`` (the version that wrote it), ``protocol``
+            (None for an empty store), ``datasets`` (name -> ``sha256``, ``folds_sha256``,
+            shape and ``scale``), ``models`` (configuration -> parameters) and ``runs`` (each
+            run's number, version, start, end, machine and command).
+        """
+        datasets = {row.pop("dataset"): row for row in self.table("datasets")}
+        models = {row["model"]: json.loads(row["params"]) for row in self.table("models")}
+        runs = []
+        for row in self.table("runs"):
+            try:
+                machine = json.loads(row["machine"])
+            except ValueError:
+                machine = row["machine"]
+            runs.append({"run": row["run"], "version": row["version"], "started": row["started"],
+                         "ended": row["ended"], "machine": machine, "command": row["command"]})
+        return {"store": os.path.abspath(self.path), "mlneighbors": self.meta.get("mlneighbors"),
+                "protocol": self.protocol, "datasets": datasets, "models": models, "runs": runs}
+
     def table(self, name: str) -> list[dict[str, Any]]:
         """A whole table as records.
 
@@ -479,6 +619,41 @@ class Store:
 def _real(value: Any) -> float | None:
     value = float(value)
     return None if math.isnan(value) else value
+
+
+def read_store(path: str | os.PathLike[str]) -> tuple[list[tuple[str, str, int, str, float]], dict[str, Any]]:
+    """The results of a store and their provenance, read in one transaction: what
+    :func:`~mlneighbors.benchmark.build_report` takes (``build_report(rows,
+    provenance=provenance)``).
+
+    Parameters
+    ----------
+    path : str or path-like
+        A results store (opened read-only).
+
+    Returns
+    -------
+    rows : list of tuple
+        As :func:`read_rows` gives them.
+    provenance : dict
+        As :meth:`Store.provenance` gives it.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from mlneighbors.benchmark import Store, read_store
+    >>> path = os.path.join(tempfile.mkdtemp(), "empty.sqlite")
+    >>> Store(path, write=True).close()
+    >>> rows, provenance = read_store(path)
+    >>> rows, provenance["protocol"], provenance["datasets"]
+    ([], None, {})
+    """
+    with Store(path) as store:
+        store.db.execute("BEGIN")  # one snapshot: a run committing meanwhile is seen whole or not at all
+        try:
+            return list(store.rows()), store.provenance()
+        finally:
+            store.db.execute("COMMIT")
 
 
 def read_rows(path: str | os.PathLike[str]) -> list[tuple[str, str, int, str, float]]:
