@@ -12,6 +12,8 @@ cluster; only this process writes the store, one transaction per finished cell
 from __future__ import annotations
 
 import hashlib
+import os
+import sys
 import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -160,7 +162,8 @@ class RunSummary:
     seconds : float
         Wall time of the run.
     warnings : list of str
-        The distinct warnings of the fits.
+        The distinct warnings of the fits, each naming its dataset, model and folds
+        (``"emotions, mlknn:k=10, folds 2, 7: ..."``).
 
     Examples
     --------
@@ -193,7 +196,7 @@ class _TaskResult:
     cells: list[_Cell]
     searches: int
     requests: int
-    warnings: list[str]
+    warnings: list[tuple[str, str]]  # (model, message)
 
 
 def _caches(model: Any) -> list[Any]:
@@ -232,16 +235,26 @@ def run_task(models: Mapping[str, Any], metrics: Sequence[str], scale: str, X: A
         if sink is not None:
             sink(cell)
 
+    said: list[tuple[str, str]] = []
+    caught: list[Any] = []
+
+    def blame(model: str) -> None:
+        # the models are fitted one after another: what was warned since the last cell is this one's
+        said.extend((model, " ".join(str(w.message).split())) for w in caught)
+        caught.clear()
+
     def on_fit(fitted: Any) -> None:
         now = time.perf_counter()
         for cache in _caches(fitted.model):
             stores[id(cache._store)] = cache._store
         pending.remove(fitted.name)
         seconds, clock[0] = now - clock[0], now
+        blame(fitted.name)
         finish(_Cell(fitted.name, {m: float(fitted.values[m]) for m in metrics}, seconds))
 
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as log:
         warnings.simplefilter("always")
+        caught = log
         while pending:
             try:
                 evaluate_models({name: models[name] for name in pending}, X, Y, test=(X_test, Y_test),
@@ -251,10 +264,10 @@ def run_task(models: Mapping[str, Any], metrics: Sequence[str], scale: str, X: A
             except Exception as exc:  # the model being fitted failed: one failed cell, the others run on
                 now = time.perf_counter()
                 seconds, clock[0] = now - clock[0], now
+                blame(pending[0])
                 finish(_Cell(pending.pop(0), None, seconds, f"{type(exc).__name__}: {' '.join(str(exc).split())}"))
-    said = list(dict.fromkeys(" ".join(str(w.message).split()) for w in caught))
     return _TaskResult(cells if sink is None else [], sum(s.searches for s in stores.values()),
-                       sum(s.requests for s in stores.values()), said)
+                       sum(s.requests for s in stores.values()), list(dict.fromkeys(said)))
 
 
 def _check_scores(models: Mapping[str, Any], metrics: Sequence[str]) -> None:
@@ -269,6 +282,83 @@ def _check_scores(models: Mapping[str, Any], metrics: Sequence[str]) -> None:
             raise ValueError(f"metric {ranking[0]!r} ranks labels by score, which model {name!r} "
                              f"({type(model).__name__}) does not give (no predict_proba or decision_function); "
                              "drop the metric or the model")
+
+
+def _check_arguments(models: Any, datasets: Any, metrics: Any, *, folds: Any, repeats: Any, split: bool,
+                     jobs: Any) -> list[str]:
+    """Every argument of :func:`run_benchmark` checked before the store is opened: a refused
+    run leaves no trace in it.  Returns the metrics as a list."""
+    from ..metrics import METRICS
+
+    if not isinstance(models, Mapping) or not models:
+        raise TypeError(f"models must be a non-empty mapping of configuration name to estimator, got "
+                        f"{type(models).__name__}")
+    for name, model in models.items():
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"models: every configuration name must be a non-empty string, got {name!r}")
+        if not (hasattr(model, "fit") and hasattr(model, "get_params")):
+            raise TypeError(f"models[{name!r}] must be an unfitted estimator (with fit and get_params), got "
+                            f"{type(model).__name__} {model!r:.60}")
+    if not isinstance(datasets, Mapping) or not datasets:
+        raise TypeError(f"datasets must be a non-empty mapping of name to BenchmarkData, got "
+                        f"{type(datasets).__name__}")
+    for name, data in datasets.items():
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"datasets: every name must be a non-empty string, got {name!r}")
+        if not isinstance(data, BenchmarkData):
+            raise TypeError(f"datasets[{name!r}] must be a BenchmarkData, got {type(data).__name__}")
+        if split and (data.X_test is None or data.Y_test is None):
+            raise ValueError(f"split=True tests on each dataset's test part, and dataset {name!r} has none "
+                             "(BenchmarkData's X_test and Y_test); cross-validate it (split=False)")
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    metrics = list(dict.fromkeys(metrics))
+    if not metrics:
+        raise ValueError(f"metrics is empty; valid names are {', '.join(METRICS)}")
+    unknown = [m for m in metrics if m not in METRICS]
+    if unknown:
+        raise ValueError(f"unknown metric {unknown[0]!r}; valid names are {', '.join(METRICS)}")
+    for label, value, least in (("folds", folds, 2), ("repeats", repeats, 1)):
+        if not split and (not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < least):
+            raise ValueError(f"{label} must be an integer of at least {least}, got {value!r}")
+    if split and repeats != 1:
+        raise ValueError(f"repeats repeats cross-validation; the standard split (split=True) is one fold, got "
+                         f"repeats={repeats!r}")
+    if jobs is not None and (not isinstance(jobs, (int, np.integer)) or isinstance(jobs, bool) or jobs < 1):
+        raise ValueError(f"jobs must be None or an integer of at least 1, got {jobs!r}")
+    if not split:
+        for name, data in datasets.items():
+            if data.n_samples < folds:
+                raise ValueError(f"dataset {name!r} has {data.n_samples} row(s); {folds} folds need at least "
+                                 f"{folds}, one per fold")
+    return metrics
+
+
+def _check_model_params(models: Mapping[str, Any]) -> None:
+    """Every parameter of every model (and of the estimators inside it) checked against its
+    constraints before the store is touched: a refused value is refused before it is recorded."""
+    from .._params import validate_params
+    from ..exceptions import InvalidParameterError
+
+    for name, model in models.items():
+        inner = [model, *(v for v in model.get_params(deep=True).values() if hasattr(v, "_constraints"))]
+        for estimator in inner:
+            if hasattr(type(estimator), "_constraints"):
+                try:
+                    validate_params(estimator)
+                except InvalidParameterError as exc:
+                    raise InvalidParameterError(f"model {name!r}: {exc}") from None
+
+
+def _check_distinct(described: Mapping[str, Mapping[str, Any]]) -> None:
+    """Two names of one run holding the same data (one file under two paths, or a copy): a
+    dataset is identified by what it holds, and counted once."""
+    seen: dict[str, str] = {}
+    for name, row in described.items():
+        first = seen.setdefault(row["sha256"], name)
+        if first != name:
+            raise ValueError(f"datasets {first!r} and {name!r} hold the same data (sha256 {row['sha256'][:12]}...): "
+                             "a dataset is counted once in the ranks and tests; give it once")
 
 
 def _params(models: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
@@ -343,9 +433,10 @@ def run_benchmark(
     9
     """
     started = time.perf_counter()
+    metrics = _check_arguments(models, datasets, metrics, folds=folds, repeats=repeats, split=split, jobs=jobs)
     protocol = protocol_of(split=split, folds=folds, repeats=repeats, seed=seed)
-    metrics = list(metrics)
     _check_scores(models, metrics)
+    _check_model_params(models)
     pairs = {name: folds_of(data, protocol) for name, data in datasets.items()}
     described = {
         name: {"sha256": data.sha256(), "folds_sha256": _folds_sha256(pairs[name], data),
@@ -354,10 +445,12 @@ def run_benchmark(
                "n_test": None if data.X_test is None else int(data.X_test.shape[0]), "scale": data.scale}
         for name, data in datasets.items()
     }
+    _check_distinct(described)
+    params = _params(models)
     own = not isinstance(store, Store)
     db = Store(store, write=True) if own else store
     try:
-        db.check(protocol, described, _params(models))
+        db.check(protocol, described, params)
         if retry_failed:
             db.forget_failures()
         done = db.done(metrics)
@@ -394,28 +487,37 @@ def _compute(db: Store, run: int, tasks: list[tuple[str, int, list[str]]], model
             summary.failed += cell.error is not None
             bar.advance(1)
 
-        def absorb(result: _TaskResult) -> None:
+        warned: dict[tuple[str, str, str], list[int]] = {}
+
+        def absorb(result: _TaskResult, dataset: str, fold: int) -> None:
             summary.searches += result.searches
             summary.searches_unshared += result.requests
-            summary.warnings.extend(w for w in result.warnings if w not in summary.warnings)
+            for model, message in result.warnings:
+                warned.setdefault((dataset, model, message), []).append(fold)
+            summary.warnings = [f"{d}, {m}, {_plural_folds(sorted(f))}: {text}"
+                                for (d, m, text), f in warned.items()]
 
         if client is not None:
             for (dataset, fold), result in _on_dask(client, tasks, models, metrics, datasets, pairs):
                 for cell in result.cells:
                     commit(dataset, fold, cell)
-                absorb(result)
+                absorb(result, dataset, fold)
         elif jobs not in (None, 1):
             for (dataset, fold), result in _in_processes(jobs, tasks, models, metrics, datasets, pairs):
                 for cell in result.cells:
                     commit(dataset, fold, cell)
-                absorb(result)
+                absorb(result, dataset, fold)
         else:
             for dataset, fold, names in tasks:
                 data = datasets[dataset]
                 train, test = pairs[dataset][fold]
                 absorb(run_task({n: models[n] for n in names}, metrics, data.scale, data.X, data.Y, train, test,
                                 data.X_test, data.Y_test,
-                                sink=lambda cell, d=dataset, f=fold: commit(d, f, cell)))
+                                sink=lambda cell, d=dataset, f=fold: commit(d, f, cell)), dataset, fold)
+
+
+def _plural_folds(folds: list[int]) -> str:
+    return ("fold " if len(folds) == 1 else "folds ") + ", ".join(map(str, folds))
 
 
 def _arguments(tasks_entry: tuple[str, int, list[str]], models: Mapping[str, Any], metrics: list[str],
@@ -439,7 +541,7 @@ def _in_processes(jobs: int, tasks: list, models: Mapping[str, Any], metrics: li
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     queue = list(tasks)
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_die_with_parent, initargs=(os.getpid(),)) as pool:
         running: dict[Any, tuple[str, int]] = {}
         try:
             while queue or running:
@@ -452,6 +554,33 @@ def _in_processes(jobs: int, tasks: list, models: Mapping[str, Any], metrics: li
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             raise
+
+
+def _die_with_parent(parent: int) -> None:
+    """A worker process ends with the run however the run ends (``kill -9`` included: no
+    exit handler runs then, and an orphaned worker would compute on for nobody).  Linux
+    delivers SIGKILL the moment the parent dies; elsewhere a thread watches for the parent
+    to be gone."""
+    import signal
+    import threading
+
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:  # the parent died before the signal was asked for
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="mlneighbors-parent-watch", daemon=True).start()
 
 
 def _on_dask(client: Any, tasks: list, models: Mapping[str, Any], metrics: list[str],
