@@ -30,7 +30,7 @@ import io
 import json
 import math
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -176,6 +176,9 @@ def _pick_metrics(metrics: str | Iterable[str] | None, present: list[str]) -> li
 
 def _why(dataset_status: NDArray[np.str_], values: NDArray[np.int64], failed: NDArray[np.int64], folds: int,
          models: tuple[str, ...]) -> str:
+    have = values + failed
+    if len(models) > 1 and (dataset_status == _INCOMPLETE).all() and (have == have[0]).all():
+        return f"every model has {have[0]} of the protocol's {folds} folds"
     parts = []
     for j, state in enumerate(dataset_status):
         if state == _FAILED:
@@ -195,8 +198,12 @@ def _metric_report(
     models: list[str],
     control: str | None,
     alpha: float,
+    *,
+    expected: bool = False,
+    twins: Mapping[str, str] | None = None,
 ) -> MetricReport:
-    """One metric from its value cube ``V`` and row mask ``P``, both (dataset, model, fold)."""
+    """One metric from its value cube ``V`` and row mask ``P``, both (dataset, model, fold);
+    ``expected``: every fold of the cube's axis is the protocol's, asked of every dataset."""
     greater = METRICS[metric].greater_is_better
     has = P.any(axis=2)
     d_in, m_in = has.any(axis=1), has.any(axis=0)
@@ -205,12 +212,16 @@ def _metric_report(
     names_m = tuple(m for m, keep in zip(models, m_in, strict=True) if keep)
     absent = tuple(m for m, keep in zip(models, m_in, strict=True) if not keep)
 
-    expected = P.any(axis=1)  # (dataset, fold): the dataset's folds
-    folds = expected.sum(axis=1)
+    if expected:
+        wanted = np.ones((P.shape[0], P.shape[2]), dtype=bool)  # (dataset, fold): the protocol's folds
+    else:
+        wanted = P.any(axis=1)  # (dataset, fold): the folds any model has a row for
+    expected_folds = wanted
+    folds = expected_folds.sum(axis=1)
     nan = np.isnan(V) & P
     values = (P & ~nan).sum(axis=2)
     failed = nan.sum(axis=2)
-    complete = (P | ~expected[:, None, :]).all(axis=2)
+    complete = (P | ~expected_folds[:, None, :]).all(axis=2)
     status = np.full(values.shape, _OK, dtype="<U10")
     status[~complete] = _INCOMPLETE
     status[failed > 0] = _FAILED
@@ -231,7 +242,10 @@ def _metric_report(
 
     dropped = {names_d[i]: _why(status[i], values[i], failed[i], int(folds[i]), names_m)
                for i in np.flatnonzero(~ok.all(axis=1))}
-    kept = ok.all(axis=1)
+    for name, first in (twins or {}).items():
+        if name in names_d and first in names_d:
+            dropped[name] = f"the same data as {first} (one sha256): counted once"
+    kept = np.array([name not in dropped for name in names_d], dtype=bool)
     use_control = control if control in names_m else None
     comparison = compare(mean[kept], models=names_m, greater_is_better=greater, control=use_control, alpha=alpha)
     if control is not None and use_control is None:
@@ -250,6 +264,8 @@ def build_report(
     metrics: str | Iterable[str] | None = None,
     control: str | None = None,
     alpha: float = 0.05,
+    folds: int | None = None,
+    provenance: Mapping[str, Any] | None = None,
 ) -> Report:
     """The benchmark report of a results store's rows: tables of means, ranks and tests per metric.
 
@@ -266,6 +282,15 @@ def build_report(
         no Holm test.
     alpha : float, default=0.05
         The significance level of every test.
+    folds : int, optional
+        The folds the protocol asks of every dataset (numbered 0 to ``folds - 1``): a cell
+        lacking one is incomplete, even where every model lacks it. By default the protocol of
+        ``provenance``; without either, the folds any model has a row for.
+    provenance : dict, optional
+        Where the rows come from, as :meth:`Store.provenance` (or :func:`read_store`) gives
+        it: the protocol, each dataset's sha256, the configurations' parameters, the version.
+        Every output of the report states it, and two datasets holding the same data (one
+        sha256) count once: the later names are dropped from the ranks and tests, said why.
 
     Returns
     -------
@@ -275,8 +300,8 @@ def build_report(
     ------
     ValueError
         No rows, a row that is not a 5-tuple of the right types, two rows for the same
-        (dataset, model, fold, metric), an unknown metric, a control that is not a model of the
-        rows, or ``alpha`` outside (0, 1).
+        (dataset, model, fold, metric), a fold outside the protocol's, an unknown metric, a
+        control that is not a model of the rows, or ``alpha`` outside (0, 1).
 
     Examples
     --------
@@ -301,6 +326,20 @@ def build_report(
         raise ValueError(f"control {control!r} is not a model of the rows; the models are {models}")
     names = _pick_metrics(metrics, present)
 
+    provenance = None if provenance is None else dict(provenance)
+    if folds is None and provenance is not None:
+        folds = _protocol_folds(provenance.get("protocol"))
+    if folds is not None:
+        if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or folds < 1:
+            raise ValueError(f"folds must be a positive integer, got {folds!r}")
+        outside = [x for x in fold_ids if not 0 <= int(x) < folds]
+        if outside:
+            raise ValueError(f"the rows hold fold {outside[0]}, outside the protocol's {folds} fold(s) "
+                             f"(0 to {folds - 1})")
+        # every fold of the protocol is an axis position, also one no model has a row for
+        f = np.array([int(x) for x in fold_ids], dtype=np.int64)[f]
+        fold_ids = list(range(int(folds)))
+    twins = _twins(datasets, provenance)
     shape = (len(present), len(datasets), len(models), len(fold_ids))
     flat = np.ravel_multi_index((t, d, m, f), shape)
     unique, counts = np.unique(flat, return_counts=True)
@@ -313,9 +352,35 @@ def build_report(
     V.reshape(-1)[flat] = value_col
     P.reshape(-1)[flat] = True
     reports = {name: _metric_report(name, V[present.index(name)], P[present.index(name)], datasets, models,
-                                    control, alpha)
+                                    control, alpha, expected=folds is not None, twins=twins)
                for name in names}
-    return Report(reports, alpha=alpha, control=control)
+    return Report(reports, alpha=alpha, control=control, provenance=provenance)
+
+
+def _protocol_folds(protocol: Any) -> int | None:
+    """The folds a stored protocol asks of every dataset (None: no protocol recorded)."""
+    if not protocol:
+        return None
+    if protocol.get("kind") == "split":
+        return 1
+    return int(protocol["folds"]) * int(protocol.get("repeats", 1))
+
+
+def _twins(datasets: list[str], provenance: Mapping[str, Any] | None) -> dict[str, str]:
+    """Dataset -> the first dataset of the rows that holds the same data (one sha256)."""
+    if provenance is None:
+        return {}
+    described = provenance.get("datasets") or {}
+    first: dict[str, str] = {}
+    twins = {}
+    for name in datasets:
+        digest = (described.get(name) or {}).get("sha256")
+        if digest is None:
+            continue
+        seen = first.setdefault(digest, name)
+        if seen != name:
+            twins[name] = seen
+    return twins
 
 
 # --------------------------------------------------------------------------------------------
@@ -370,23 +435,96 @@ def _md_table(header: list[str], rows: list[list[str]], align: str) -> list[str]
 
 
 _LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
-                  "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
+                  "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
+                  # pdflatex's default (OT1) font encoding prints < > | as other glyphs (N > 10 as N ¿ 10)
+                  "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
+                  "±": r"$\pm$", "≤": r"$\leq$", "≥": r"$\geq$", "×": r"$\times$", "−": "$-$", "–": "--", "—": "---"}
 
 
 def _tex(text: str) -> str:
     return "".join(_LATEX_SPECIAL.get(c, c) for c in text)
 
 
+def _tex_path(text: str) -> str:
+    """A long name (a file's path) that may break after each ``/``."""
+    return r"/\allowbreak{}".join(_tex(part) for part in text.split("/"))
+
+
+#: a table no wider than the text: scaled down where wider, never up (graphicx)
+_FIT_OPEN = r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%"
+
+
 def _tex_table(caption: str, header: list[str], rows: list[list[str]], align: str, *,
-               footer: Sequence[list[str]] = ()) -> list[str]:
-    lines = [r"\begin{table}[htbp]", r"\centering", rf"\caption{{{caption}}}", rf"\begin{{tabular}}{{{align}}}",
-             r"\toprule", " & ".join(header) + r" \\", r"\midrule"]
+               footer: Sequence[list[str]] = (), below: Sequence[str] = (), label: str | None = None) -> list[str]:
+    """A booktabs table in a float, no wider than the text; ``below``: paragraphs under the
+    table in the same float (the tests of its values: they stay with it)."""
+    lines = [r"\begin{table}[htbp]", r"\centering", rf"\caption{{{caption}}}"]
+    if label is not None:
+        lines.append(rf"\label{{{label}}}")
+    lines += [_FIT_OPEN, rf"\begin{{tabular}}{{{align}}}", r"\toprule", " & ".join(header) + r" \\", r"\midrule"]
     lines += [" & ".join(row) + r" \\" for row in rows]
     if footer:
         lines.append(r"\midrule")
         lines += [" & ".join(row) + r" \\" for row in footer]
-    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    lines += [r"\bottomrule", r"\end{tabular}}"]
+    if below:
+        lines += [r"\par\smallskip", r"\begin{minipage}{\linewidth}\footnotesize\raggedright"]
+        lines += [paragraph + r"\par" for paragraph in below]
+        lines.append(r"\end{minipage}")
+    lines.append(r"\end{table}")
     return lines
+
+
+def _short_names(names: Sequence[str]) -> dict[str, str]:
+    """Datasets read from files named by their file's stem (``flags`` for ``../a/flags.arff``)
+    where that stays unique: a table column the width of a name, not of a path."""
+    def stem(name: str) -> str:
+        base = os.path.basename(name.rstrip("/\\")) or name
+        for suffix in (".gz", ".arff", ".csv", ".svm", ".libsvm", ".txt", ".mat", ".xml"):
+            if base.lower().endswith(suffix) and len(base) > len(suffix):
+                base = base[: -len(suffix)]
+        return base
+
+    short = {name: stem(name) for name in names}
+    counts: dict[str, int] = {}
+    for value in short.values():
+        counts[value] = counts.get(value, 0) + 1
+    return {name: value if counts[value] == 1 else name for name, value in short.items()}
+
+
+def _protocol_text(protocol: Mapping[str, Any] | None) -> str:
+    if not protocol:
+        return "not recorded"
+    if protocol.get("kind") == "split":
+        return f"each dataset's standard train/test split (seed {protocol.get('seed')})"
+    repeats = int(protocol.get("repeats", 1))
+    text = f"{protocol.get('folds')}-fold stratified cross-validation"
+    if repeats > 1:
+        text += f", repeated {repeats} times (repeat r shuffled with seed {protocol.get('seed')} + r)"
+    return text + f", seed {protocol.get('seed')}"
+
+
+def _params_text(params: Mapping[str, Any] | None) -> str:
+    """``n_neighbors=10, smoothing=1.0, ...``: every parameter, sorted, values as JSON."""
+    if params is None:
+        return ""
+    return ", ".join(f"{key}={json.dumps(params[key], sort_keys=True)}" for key in sorted(params))
+
+
+def _run_text(run: Mapping[str, Any]) -> str:
+    machine = run.get("machine")
+    where = machine.get("platform", "") if isinstance(machine, dict) else str(machine or "")
+    end = run.get("ended") or "not ended (interrupted)"
+    return f"run {run.get('run')}: mlneighbors {run.get('version')}, {run.get('started')} to {end}, {where}"
+
+
+def _label(text: str) -> str:
+    """A LaTeX label from a name: letters, digits and hyphens."""
+    return "".join(c if c.isalnum() else "-" for c in text)
+
+
+#: the spread every table reports
+_STD = "sample standard deviation over folds (ddof = 1)"
 
 
 class Report:
@@ -403,6 +541,8 @@ class Report:
         The significance level of every test.
     control : str or None
         The control model of Holm's tests.
+    provenance : dict or None
+        Where the results come from (:meth:`Store.provenance`): every output states it.
 
     Examples
     --------
@@ -412,13 +552,15 @@ class Report:
     >>> list(report), report["micro_f1"].comparison.average_ranks
     (['micro_f1'], array([1., 2.]))
     >>> print(report.to_csv().splitlines()[1])
-    micro_f1,emotions,A,0.700000,,1,0,ok,1,1.00,1.0000
+    micro_f1,emotions,A,0.700000,,1,0,ok,1,1.00,1.0000,,,,,
     """
 
-    def __init__(self, metrics: dict[str, MetricReport], *, alpha: float, control: str | None) -> None:
+    def __init__(self, metrics: dict[str, MetricReport], *, alpha: float, control: str | None,
+                 provenance: dict[str, Any] | None = None) -> None:
         self.metrics = metrics
         self.alpha = alpha
         self.control = control
+        self.provenance = provenance
 
     def __getitem__(self, metric: str) -> MetricReport:
         try:
@@ -448,7 +590,7 @@ class Report:
         out: list[str] = []
         for r in self.metrics.values():
             c = r.comparison
-            out += [f"## {r.metric} ({_direction(r)})", ""]
+            out += [f"## {r.metric} ({_direction(r)}): mean ± {_STD}", ""]
             header = ["dataset", *r.models]
             body = []
             for i, dataset in enumerate(r.datasets):
@@ -461,7 +603,35 @@ class Report:
             out += ["", *self._tests_markdown(r)]
             if r.notes:
                 out += ["Notes:", "", *(f"- {_md_escape(note)}" for note in r.notes), ""]
+        out += self._provenance_markdown()
         return "\n".join(out).rstrip("\n") + "\n"
+
+    def _provenance_markdown(self) -> list[str]:
+        prov = self.provenance
+        if prov is None:
+            return []
+        out = ["## Provenance", "",
+               f"Results written by mlneighbors {prov.get('mlneighbors')}; protocol: "
+               f"{_protocol_text(prov.get('protocol'))}; store: `{prov.get('store')}`.", ""]
+        described = prov.get("datasets") or {}
+        if described:
+            out += _md_table(["dataset", "rows", "features", "labels", "test rows", "scaling", "sha256 of the data",
+                              "sha256 of the folds"],
+                             [[_md_escape(name), str(d.get("n_samples")), str(d.get("n_features")),
+                               str(d.get("n_labels")), "" if d.get("n_test") is None else str(d.get("n_test")),
+                               str(d.get("scale")), f"`{d.get('sha256')}`", f"`{d.get('folds_sha256')}`"]
+                              for name, d in described.items()], "lrrrrlll")
+            out.append("")
+        models = prov.get("models") or {}
+        if models:
+            out += _md_table(["configuration", "parameters"],
+                             [[_md_escape(name), _md_escape(_params_text(params))] for name, params in models.items()],
+                             "ll")
+            out.append("")
+        runs = prov.get("runs") or []
+        if runs:
+            out += [f"Runs: {len(runs)}, " + "; ".join(_run_text(run) for run in runs) + ".", ""]
+        return out
 
     def _tests_markdown(self, r: MetricReport) -> list[str]:
         c, out = r.comparison, []
@@ -495,70 +665,115 @@ class Report:
     # -- LaTeX ----------------------------------------------------------------------------------
 
     def to_latex(self) -> str:
-        r"""The report as LaTeX tables (booktabs: ``\usepackage{booktabs}``), best in bold.
+        r"""The report as LaTeX tables, best in bold: needs ``\usepackage{booktabs,graphicx}``.
 
-        Per metric: the table of means with the average ranks, a paragraph with Friedman's,
-        Iman-Davenport's and Nemenyi's results, and tables of the Holm and Wilcoxon tests.
+        Per metric: a table of means with the average ranks and, under it in the same float, the
+        metric's Friedman, Iman-Davenport and Nemenyi results and notes; tables of the Holm and
+        Wilcoxon tests; then the provenance (version, protocol, each dataset's sha256, every
+        configuration's parameters). A table wider than the text is scaled down to it.
+        Datasets read from files are named by their file's stem where that is unique.
 
         Returns
         -------
         str
         """
-        out = ["% mlneighbors benchmark report; needs \\usepackage{booktabs}", ""]
+        out = [r"% mlneighbors benchmark report; needs \usepackage{booktabs} and \usepackage{graphicx}", ""]
+        short = _short_names([d for r in self.metrics.values() for d in r.datasets])
         for r in self.metrics.values():
             c = r.comparison
             rows = []
             for i, dataset in enumerate(r.datasets):
-                cells = [_tex(_cell_text(r, i, j)).replace("±", r"$\pm$") for j in range(len(r.models))]
+                cells = [_tex(_cell_text(r, i, j)) for j in range(len(r.models))]
                 cells = [rf"\textbf{{{text}}}" if r.best[i, j] else text for j, text in enumerate(cells)]
-                rows.append([_tex(dataset), *cells])
+                rows.append([_tex(short[dataset]), *cells])
             footer = ([[f"Average rank ($N = {c.n_datasets}$)", *(_num(x, 2) for x in c.average_ranks)]]
                       if c.n_datasets else [])
-            caption = (f"{_tex(r.metric)} ({_direction(r)}): mean $\\pm$ standard deviation over folds; "
-                       "best per dataset in bold.")
-            out += _tex_table(caption, ["Dataset", *(_tex(m) for m in r.models)], rows,
-                              "l" + "r" * len(r.models), footer=footer)
-            text = []
+            caption = (f"{_tex(r.metric)} ({_direction(r)}): mean $\\pm$ {_tex(_STD)}; best per dataset in "
+                       "bold.")
+            below = []
+            tests = []
             if c.friedman is not None:
                 fr = c.friedman
-                text.append(f"Friedman: $\\chi^2_F = {_stat(fr.statistic)}$, ${_p_is(fr.pvalue)}$; "
-                            f"Iman--Davenport: $F_F = {_stat(fr.f_statistic)}$, ${_p_is(fr.f_pvalue)}$.")
+                tests.append(f"Friedman: $\\chi^2_F = {_stat(fr.statistic)}$, ${_p_is(fr.pvalue)}$; "
+                             f"Iman--Davenport: $F_F = {_stat(fr.f_statistic)}$, ${_p_is(fr.f_pvalue)}$.")
             if c.critical_difference is not None:
                 separated = [f"{_tex(p.first)} vs {_tex(p.second)}" for p in c.nemenyi if p.separated]
-                text.append(f"Nemenyi: $CD = {_num(c.critical_difference, 3)}$ ($\\alpha = {c.alpha}$); "
-                            f"separated: {'; '.join(separated) if separated else 'none'}.")
-            text += [_tex(note) for note in r.notes]
-            out += ["", *text, ""]
+                tests.append(f"Nemenyi: $CD = {_num(c.critical_difference, 3)}$; "
+                             f"separated: {'; '.join(separated) if separated else 'none'}.")
+            if tests:
+                below.append(f"\\textit{{Tests on {_tex(r.metric)}}} ($N = {c.n_datasets}$ datasets, "
+                             f"$k = {len(c.models)}$ models, $\\alpha = {c.alpha}$). " + " ".join(tests))
+            below += [f"\\textit{{Note {n}.}} {_tex(note)}" for n, note in enumerate(r.notes, 1)]
+            out += _tex_table(caption, ["Dataset", *(_tex(m) for m in r.models)], rows,
+                              "l" + "r" * len(r.models), footer=footer, below=below,
+                              label=f"tab:mlneighbors-{_label(r.metric)}")
+            out.append("")
             if c.holm:
-                out += _tex_table(f"{_tex(r.metric)}: Holm's test against {_tex(c.control or '')}.",
+                out += _tex_table(f"{_tex(r.metric)}: Holm's test against {_tex(c.control or '')} "
+                                  f"($\\alpha = {c.alpha}$).",
                                   ["Model", "$z$", "$p$", "Holm $p$", "Differs"],
-                                  [[_tex(h.model), _num(h.z, 3), _p(h.pvalue).replace("< ", "$<$ "),
-                                    _p(h.adjusted).replace("< ", "$<$ "), "yes" if h.reject else "no"]
-                                   for h in c.holm], "lrrrl")
+                                  [[_tex(h.model), _num(h.z, 3), _tex(_p(h.pvalue)), _tex(_p(h.adjusted)),
+                                    "yes" if h.reject else "no"] for h in c.holm], "lrrrl")
                 out.append("")
             if c.wilcoxon:
-                out += _tex_table(f"{_tex(r.metric)}: Wilcoxon signed-rank tests, Holm-corrected.",
+                out += _tex_table(f"{_tex(r.metric)}: Wilcoxon signed-rank tests over the {c.n_datasets} "
+                                  f"datasets, Holm-corrected over {len(c.wilcoxon)} pair(s) "
+                                  f"($\\alpha = {c.alpha}$).",
                                   ["First", "Second", "$W$", "W/T/L", "$p$", "Holm $p$", "Differs"],
                                   [[_tex(w.first), _tex(w.second), _num(w.statistic, 1),
-                                    f"{w.wins}/{w.ties}/{w.losses}", _p(w.pvalue).replace("< ", "$<$ "),
-                                    _p(w.adjusted).replace("< ", "$<$ "), "yes" if w.reject else "no"]
-                                   for w in c.wilcoxon], "llrrrrl")
+                                    f"{w.wins}/{w.ties}/{w.losses}", _tex(_p(w.pvalue)), _tex(_p(w.adjusted)),
+                                    "yes" if w.reject else "no"] for w in c.wilcoxon], "llrrrrl")
                 out.append("")
+        out += self._provenance_latex(short)
         return "\n".join(out).rstrip("\n") + "\n"
+
+    def _provenance_latex(self, short: Mapping[str, str]) -> list[str]:
+        prov = self.provenance
+        if prov is None:
+            return []
+        caption = (f"Provenance: mlneighbors {_tex(str(prov.get('mlneighbors')))}; "
+                   f"{_tex(_protocol_text(prov.get('protocol')))}.")
+        described = prov.get("datasets") or {}
+        rows = [[_tex(short.get(name, name)), str(d.get("n_samples")), str(d.get("n_features")),
+                 str(d.get("n_labels")), _tex(str(d.get("scale"))), rf"\texttt{{\scriptsize {d.get('sha256')}}}"]
+                for name, d in described.items()]
+        out = _tex_table(caption, ["Dataset", "$n$", "$d$", "$L$", "Scaling", "sha256 of the data"], rows,
+                         "lrrrll", label="tab:mlneighbors-provenance")
+        renamed = [(name, short[name]) for name in described if short.get(name, name) != name]
+        if renamed:
+            out[-1:-1] = [r"\par\smallskip", r"\begin{minipage}{\linewidth}\footnotesize\raggedright",
+                          "Datasets read from files: " + "; ".join(
+                              f"{_tex(s)}: \\texttt{{{_tex_path(name)}}}" for name, s in renamed) + r".\par",
+                          r"\end{minipage}"]
+        models = prov.get("models") or {}
+        if models:
+            out += ["", r"\begin{table}[htbp]", r"\centering",
+                    r"\caption{The configurations and every parameter of each.}",
+                    r"\label{tab:mlneighbors-configurations}", r"\footnotesize",
+                    r"\begin{tabular}{@{}lp{0.72\linewidth}@{}}", r"\toprule", r"Configuration & Parameters \\",
+                    r"\midrule"]
+            breakable = r", \allowbreak{}"
+            out += [_tex(name) + " & " + _tex(_params_text(params)).replace(", ", breakable) + r" \\"
+                    for name, params in models.items()]
+            out += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+        return out
 
     # -- CSV ------------------------------------------------------------------------------------
 
     #: the columns of :meth:`to_csv`
     CSV_COLUMNS = ("metric", "dataset", "model", "mean", "std", "folds", "failed_folds", "status", "best", "rank",
-                   "average_rank")
+                   "average_rank", "mlneighbors", "protocol", "seed", "dataset_sha256", "params")
 
     def to_csv(self) -> str:
         """The cells as CSV: one row per metric, dataset and model (absent models included).
 
-        Columns :attr:`CSV_COLUMNS`; ``status`` is ``ok``, ``failed``, ``incomplete``,
-        ``missing`` or ``absent``; ``best`` is 1 or 0; ``rank`` (on the dataset) and
-        ``average_rank`` are empty where the dataset or model is out of the ranks. The tests are
-        in :meth:`to_json`, :meth:`to_markdown` and :meth:`to_latex`.
+        Columns :attr:`CSV_COLUMNS`; ``std`` is the sample standard deviation over folds
+        (ddof = 1); ``status`` is ``ok``, ``failed``, ``incomplete``, ``missing`` or
+        ``absent``; ``best`` is 1 or 0; ``rank`` (on the dataset) and ``average_rank`` are
+        empty where the dataset or model is out of the ranks. Each row carries its provenance:
+        the version that wrote the results, the protocol (JSON), its seed, the dataset's sha256
+        and the configuration's parameters (JSON), empty when the report was built without it.
+        The tests are in :meth:`to_json`, :meth:`to_markdown` and :meth:`to_latex`.
 
         Returns
         -------
@@ -567,6 +782,18 @@ class Report:
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
         writer.writerow(self.CSV_COLUMNS)
+        prov = self.provenance or {}
+        protocol = prov.get("protocol")
+        common = ["" if prov.get("mlneighbors") is None else prov["mlneighbors"],
+                  "" if protocol is None else json.dumps(protocol, sort_keys=True),
+                  "" if protocol is None else protocol.get("seed", "")]
+        described = prov.get("datasets") or {}
+        params = prov.get("models") or {}
+
+        def origin(dataset: str, model: str) -> list[Any]:
+            return [*common, (described.get(dataset) or {}).get("sha256", ""),
+                    json.dumps(params[model], sort_keys=True) if model in params else ""]
+
         for r in self.metrics.values():
             ranks = r._rank_of()
             average = dict(zip(r.models, r.comparison.average_ranks, strict=True))
@@ -574,9 +801,10 @@ class Report:
                 for j, model in enumerate(r.models):
                     writer.writerow([r.metric, dataset, model, _num(r.mean[i, j], 6), _num(r.std[i, j], 6),
                                      r.folds[i], r.failed[i, j], r.status[i, j], int(r.best[i, j]),
-                                     _num(ranks[i, j], 2), _num(average[model], 4)])
+                                     _num(ranks[i, j], 2), _num(average[model], 4), *origin(dataset, model)])
                 for model in r.absent:
-                    writer.writerow([r.metric, dataset, model, "", "", r.folds[i], 0, "absent", 0, "", ""])
+                    writer.writerow([r.metric, dataset, model, "", "", r.folds[i], 0, "absent", 0, "", "",
+                                     *origin(dataset, model)])
         return buf.getvalue()
 
     # -- JSON -----------------------------------------------------------------------------------
@@ -615,7 +843,8 @@ class Report:
                 "wilcoxon": [asdict(w) for w in c.wilcoxon],
                 "notes": list(r.notes),
             })
-        return _finite({"alpha": self.alpha, "control": self.control, "metrics": metrics})
+        return _finite({"alpha": self.alpha, "control": self.control, "std": _STD, "metrics": metrics,
+                        "provenance": self.provenance})
 
     def to_json(self) -> str:
         """The whole report as JSON (:meth:`to_dict`), indented.

@@ -720,6 +720,17 @@ def compare(
         if control is not None:
             found["holm"] = holm_control(average, n, labels.index(control), models=labels, alpha=alpha)
         found["wilcoxon"] = wilcoxon_pairs(table, models=labels, greater_is_better=greater_is_better, alpha=alpha)
+        if found["cd"] is not None and found["cd"] > k - 1:
+            notes.append(f"Nemenyi's critical difference ({found['cd']:.3f}) exceeds the widest possible gap of "
+                         f"average ranks (k - 1 = {k - 1}): with N = {n} datasets it cannot separate any pair")
+        pairs = len(found["wilcoxon"])
+        floor = 2.0 / 2.0**n  # the exact two-sided test's smallest p: every dataset on one side
+        if pairs and min(1.0, pairs * floor) > alpha:
+            needed = next(m for m in range(n, 64) if pairs * 2.0 / 2.0**m <= alpha)
+            notes.append(f"with N = {n} datasets the Wilcoxon signed-rank test's smallest possible p is 2/2^{n} = "
+                         f"{floor:.4g}, and Holm's correction over {pairs} pair(s) multiplies the smallest p by "
+                         f"{pairs} (to {min(1.0, pairs * floor):.4g}): no pair can differ at alpha = {alpha}, "
+                         f"whatever the results; that needs at least {needed} datasets")
         identical = [f"{p.first} = {p.second}" for p in found["wilcoxon"] if p.ties == n]
         if identical and len(identical) < len(found["wilcoxon"]):
             notes.append("equal on every dataset, so Wilcoxon p = 1: " + ", ".join(identical))
