@@ -483,7 +483,7 @@ def test_evaluate_split_uses_a_mat_file_s_own_split(problem, tmp_path, capsys):
     assert main(["evaluate", str(tmp_path / "one.mat"), "--split", "--model", "mlknn"]) == 2
     assert capsys.readouterr().err.splitlines() == [
         f"mlneighbors evaluate: {tmp_path / 'one.mat'} has no train/test split (it holds data and target): "
-        "drop --split or use --cv N"]
+        "drop --split and use --cv N, or give --test FILE"]
     (tmp_path / "bad.mat").write_bytes(b"MATLAB 5.0 MAT-file, truncated")
     assert main(["evaluate", str(tmp_path / "bad.mat"), "--split", "--model", "mlknn"]) == 2
     err = capsys.readouterr().err

@@ -15,6 +15,7 @@ from ._common import DEFAULT_METRICS, CLIError, choice_error, note, warning_line
 
 RUN = "benchmark run"
 REPORT = "benchmark report"
+EXPORT = "benchmark export"
 REPORT_FORMATS = ("markdown", "latex", "csv", "json")
 
 MODELS_HELP = (
@@ -101,6 +102,17 @@ def add_benchmark_parser(sub: Any, models_epilog: str) -> None:
     s.add_argument("--diagram", metavar="FILE",
                    help="critical-difference diagram, FILE.png or FILE.svg (several metrics: FILE-<metric>.png)")
     s.set_defaults(func=cmd_benchmark_report)
+
+    e = steps.add_parser(
+        "export", help="every stored value (per fold) with its provenance, as CSV or JSON", formatter_class=raw,
+        description=_wrap("One row per dataset, configuration, fold and metric: the value (empty where the cell "
+                          "failed), its seconds and run, the dataset's sha256, the version and the protocol; JSON "
+                          "adds the whole provenance (every configuration's parameters, the runs and their "
+                          "machines). Nothing is computed."))
+    e.add_argument("store", metavar="STORE", help="a results store written by 'benchmark run' (read only)")
+    e.add_argument("--format", choices=("csv", "json"), default="csv")
+    e.add_argument("--out", metavar="FILE", help="write there (default: standard output)")
+    e.set_defaults(func=cmd_benchmark_export)
 
 
 # --------------------------------------------------------------------------------------
@@ -232,7 +244,8 @@ def _load_datasets(args: argparse.Namespace) -> dict[str, Any]:
             one.cv = None if args.split else args.cv
             data = load(one, RUN, whole=not args.split)
             if args.split and data.test is None:
-                raise CLIError(f"mlneighbors {RUN}: {name} has no standard train/test split; drop --split")
+                raise CLIError(f"mlneighbors {RUN}: {name} has no standard train/test split; drop --split to "
+                               "cross-validate it (--cv N)")
             n = data.train.n_samples
             if not args.split and args.cv > n:
                 raise CLIError(f"mlneighbors {RUN}: {name} has {n} row(s); --cv {args.cv} needs at least "
@@ -264,6 +277,7 @@ def _plural(n: int, word: str) -> str:
 
 
 def cmd_benchmark_run(args: argparse.Namespace) -> int:
+    import sqlite3
     from contextlib import nullcontext
 
     from ..benchmark import StoreError, run_benchmark
@@ -301,12 +315,12 @@ def cmd_benchmark_run(args: argparse.Namespace) -> int:
                 command=shlex.join(["mlneighbors", *args.argv]), on_plan=plan)
     except StoreError as exc:
         raise CLIError(f"mlneighbors {RUN}: {exc}") from None
-    except InvalidParameterError as exc:  # a bad parameter value, found by the model's fit
+    except sqlite3.DatabaseError as exc:  # a store damaged where the opening checks could not see
+        raise CLIError(f"mlneighbors {RUN}: results store {args.store}: {' '.join(str(exc).split())}") from None
+    except (InvalidParameterError, ValueError) as exc:
+        # a bad parameter value, duplicated data, a ranking metric for a model without scores:
+        # all refused before the store is touched (a model failing on a fold is a failed cell)
         raise CLIError(f"mlneighbors {RUN}: {' '.join(str(exc).split())}") from None
-    except ValueError as exc:
-        if "ranks labels by score" in str(exc):
-            raise CLIError(f"mlneighbors {RUN}: {exc}") from None
-        raise
     if not args.quiet:
         for message in summary.warnings[:10]:
             warning_line(message)
@@ -327,26 +341,29 @@ def cmd_benchmark_run(args: argparse.Namespace) -> int:
 
 
 def cmd_benchmark_report(args: argparse.Namespace) -> int:
-    from ..benchmark import StoreError, read_rows
-
     suffix = os.path.splitext(args.diagram or "")[1].lower()
     if args.diagram is not None and suffix not in (".png", ".svg"):
         raise CLIError(f"mlneighbors {REPORT}: --diagram {args.diagram}: give a .png or .svg file")
-    try:
-        rows = read_rows(args.store)
-    except StoreError as exc:
-        raise CLIError(f"mlneighbors {REPORT}: {exc}") from None
-    if not rows:
-        raise CLIError(f"mlneighbors {REPORT}: {args.store} holds no results yet (run 'mlneighbors benchmark run')")
+    rows, provenance = _read(args.store, REPORT)
     stored_metrics = list(dict.fromkeys(r[3] for r in rows))
     metrics = None
     if args.metrics is not None:
+        from ..metrics import METRICS
+
         metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
         for m in metrics:
+            if m in METRICS and m not in stored_metrics:
+                raise CLIError(f"mlneighbors {REPORT}: metric {m!r} is not in {args.store}: its runs computed "
+                               f"{', '.join(stored_metrics)} (a run with --metrics {m} adds it)")
             if m not in stored_metrics:
                 raise choice_error("metric", m, stored_metrics, REPORT)
     models = sorted({r[1] for r in rows})
     if args.control is not None and args.control not in models:
+        configurations = [m for m in models if m.split(":")[0] == args.control]
+        if configurations:  # a model name, where the store holds its configurations
+            raise CLIError(f"mlneighbors {REPORT}: --control {args.control} names a model, and the store holds "
+                           f"its configurations {', '.join(configurations)}: give one of them, e.g. --control "
+                           f"{configurations[0]}")
         raise choice_error("control model", args.control, models, REPORT)
     if not 0 < args.alpha < 1:
         raise CLIError(f"mlneighbors {REPORT}: --alpha must be in (0, 1), got {args.alpha:g}")
@@ -355,7 +372,7 @@ def cmd_benchmark_report(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise ImportError(f"the report needs its statistics module: {exc}") from None
     try:
-        report = build_report(rows, metrics=metrics, control=args.control, alpha=args.alpha)
+        report = build_report(rows, metrics=metrics, control=args.control, alpha=args.alpha, provenance=provenance)
     except ValueError as exc:
         raise CLIError(f"mlneighbors {REPORT}: {' '.join(str(exc).split())}") from None
     text = {"markdown": report.to_markdown, "latex": report.to_latex, "csv": report.to_csv,
@@ -370,11 +387,70 @@ def cmd_benchmark_report(args: argparse.Namespace) -> int:
                 if len(drawn) == 1:
                     raise CLIError(f"mlneighbors {REPORT}: {' '.join(str(exc).split())}") from None
                 note(f"no diagram for {metric}: {' '.join(str(exc).split())}", False)
-    if args.out is None:
-        print(text.rstrip("\n"))
-    else:
-        from .._files import atomic_path
+    _write(text, args.out)
+    return 0
 
-        with atomic_path(args.out) as tmp, open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text if text.endswith("\n") else text + "\n")
+
+def _read(store: str, cmd: str) -> tuple[list[tuple[str, str, int, str, float]], dict[str, Any]]:
+    """A store's rows and provenance, in one line on any problem; a store without results is one."""
+    import sqlite3
+
+    from ..benchmark import StoreError, read_store
+
+    try:
+        rows, provenance = read_store(store)
+    except StoreError as exc:
+        raise CLIError(f"mlneighbors {cmd}: {exc}") from None
+    except sqlite3.DatabaseError as exc:
+        raise CLIError(f"mlneighbors {cmd}: results store {store} cannot be read: {' '.join(str(exc).split())}") \
+            from None
+    if not rows:
+        raise CLIError(f"mlneighbors {cmd}: {store} holds no results yet (run 'mlneighbors benchmark run')")
+    return rows, provenance
+
+
+def _write(text: str, out: str | None) -> None:
+    if out is None:
+        print(text.rstrip("\n"))
+        return
+    from .._files import atomic_path
+
+    with atomic_path(out) as tmp, open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text if text.endswith("\n") else text + "\n")
+
+
+def cmd_benchmark_export(args: argparse.Namespace) -> int:
+    """Every stored value, one row per dataset, configuration, fold and metric, with its
+    provenance: what a reader recomputes the report from."""
+    import csv
+    import io
+    import json
+
+    from .._json import finite
+    from ..benchmark import Store
+
+    _read(args.store, EXPORT)  # the one-line refusals of a report
+    with Store(args.store) as store:
+        records = store.table("results")
+        provenance = store.provenance()
+    described = provenance["datasets"]
+    protocol = provenance["protocol"]
+    columns = ["dataset", "model", "fold", "metric", "value", "seconds", "run", "dataset_sha256", "mlneighbors",
+               "protocol", "seed"]
+    rows = [[r["dataset"], r["model"], r["fold"], r["metric"], r["value"], r["seconds"], r["run"],
+             (described.get(r["dataset"]) or {}).get("sha256"), provenance["mlneighbors"],
+             json.dumps(protocol, sort_keys=True), (protocol or {}).get("seed")]
+            for r in sorted(records, key=lambda r: (r["dataset"], r["model"], r["fold"], r["metric"]))]
+    if args.format == "json":
+        text = json.dumps(finite({"provenance": provenance,
+                                  "values": [dict(zip(columns[:7], row[:7], strict=True)) for row in rows]}),
+                          indent=2, ensure_ascii=False, allow_nan=False)
+    else:
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows([["" if v is None else repr(v) if isinstance(v, float) else v for v in row]
+                          for row in rows])
+        text = buf.getvalue()
+    _write(text, args.out)
     return 0

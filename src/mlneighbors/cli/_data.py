@@ -130,6 +130,10 @@ def read_file(path: str, args: argparse.Namespace, cmd: str, *, like: Any = None
     _check_flags(path, options, cmd)
     try:
         data = load_file(path, like=like, split=split, **options)
+    except FileNotFoundError as exc:
+        raise CLIError(f"mlneighbors {cmd}: no such file: {exc.filename or path}") from None
+    except IsADirectoryError as exc:
+        raise CLIError(f"mlneighbors {cmd}: {exc.filename or path} is a folder, not a data file") from None
     except (ValueError, OSError, ImportError) as exc:
         raise CLIError(f"mlneighbors {cmd}: {' '.join(str(exc).split())}") from None
     _print_notes(data, args)
@@ -160,9 +164,10 @@ def load(args: argparse.Namespace, cmd: str, *, whole: bool = False) -> Data:
         spec = get_dataset_spec(name)
         split = not whole and not test_file and "train" in spec.splits and not getattr(args, "cv", None)
         if getattr(args, "split", False) and "train" not in spec.splits:
-            raise CLIError(f"mlneighbors {cmd}: dataset {name!r} ships no standard train/test split; use --cv N "
-                           "or --test FILE")
+            raise CLIError(f"mlneighbors {cmd}: dataset {name!r} ships no standard train/test split; "
+                           f"{_instead(cmd)}")
         train = load_dataset(name, "train" if split else "all", args.data_home)
+        _print_notes(train, args)  # what the registry says of its features (an unordered code, ...)
         if split:
             test = load_dataset(name, "test", args.data_home)
         else:
@@ -182,14 +187,21 @@ def load(args: argparse.Namespace, cmd: str, *, whole: bool = False) -> Data:
             except CLIError:
                 if not _mat_has_split(name):  # the reader's words are Python's (split='all'): the flags'
                     raise CLIError(f"mlneighbors {cmd}: {name} has no train/test split (it holds data and target): "
-                                   "drop --split or use --cv N") from None
+                                   f"{_instead(cmd)}") from None
                 raise
             return Data(name, train, read_file(name, args, cmd, like=train, split="test"), registered=False)
-        raise CLIError(f"mlneighbors {cmd}: a file has no standard split; give --test FILE or --cv N "
-                       "(a .mat file holding train and test parts has one)")
+        raise CLIError(f"mlneighbors {cmd}: {name} has no standard train/test split (a data file has none; a .mat "
+                       f"file holding train and test parts has one); {_instead(cmd)}")
     train = read_file(name, args, cmd)
     test = read_file(test_file, args, cmd, like=train) if test_file else None
     return Data(name, train, test, registered=False)
+
+
+def _instead(cmd: str) -> str:
+    """What to do instead of --split, in the options the command has."""
+    if cmd.startswith("benchmark"):
+        return "drop --split to cross-validate it (--cv N)"
+    return "drop --split and use --cv N, or give --test FILE"
 
 
 def _mat_has_split(path: str) -> bool:
