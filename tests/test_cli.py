@@ -36,6 +36,44 @@ def test_datasets_json_and_csv(shared_data, capsys):
     assert {r["files"] for r in rows} == {"present (not verified)"}
 
 
+def test_crossover_says_this_machines_costs_and_where_auto_switches(tmp_path, capsys, monkeypatch):
+    """Issue 47, item 12: the exact costs are measured per machine, so is auto's crossover;
+    ``mlneighbors crossover`` says both, and where the costs are kept (the public functions')."""
+    from mlneighbors.neighbors import _auto, crossover
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(_auto, "_exact_costs", None)  # as in a new process: read from the cache, or measured
+    monkeypatch.setattr(_auto, "measure_exact_costs", lambda: (0.02, 1.5))
+    cache = tmp_path / "mlneighbors" / "exact_costs.json"
+    assert main(["crossover"]) == 0
+    costs, rule, *table = capsys.readouterr().out.splitlines()
+    assert costs == f"exact search on this machine: 0.02 ns a multiply-add, 1.5 ns an entry (per core; kept in {cache})"
+    assert rule.startswith("--backend auto searches dense rows exactly below these numbers of rows")
+    assert table[0].split() == ["n_features", "rows"]
+    assert {int(d): int(n) for d, n in (line.split() for line in table[2:])} == {
+        d: crossover(d) for d in (32, 64, 128, 256, 768)}
+    assert cache.is_file()
+    assert main(["crossover", "--n-features", "100,10", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc == {"ns_per_multiply_add": 0.02, "ns_per_entry": 1.5, "cache": str(cache),
+                   "results": [{"n_features": 100, "rows": crossover(100)}, {"n_features": 10, "rows": crossover(10)}]}
+    assert main(["crossover", "--n-features", "64", "--format", "csv"]) == 0
+    assert list(csv.DictReader(io.StringIO(capsys.readouterr().out))) == [
+        {"n_features": "64", "rows": str(crossover(64)), "ns_per_multiply_add": "0.02", "ns_per_entry": "1.5",
+         "cache": str(cache)}]
+    # a cache that cannot be written (its folder's name taken by a file): measured here, and said so
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    monkeypatch.setattr(_auto, "_exact_costs", None)
+    assert main(["crossover", "--n-features", "64"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].endswith(
+        f"(per core; measured by this process: {cache / 'mlneighbors' / 'exact_costs.json'} cannot be written)")
+    for bad in ("0", "a,64", "", "64,,128"):
+        assert main(["crossover", "--n-features", bad]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err == ("mlneighbors crossover: --n-features takes numbers of features >= 1 separated by commas, "
+                       f"got {bad!r}"), err
+
+
 def test_datasets_in_an_empty_directory(tmp_path, capsys):
     assert main(["datasets", "--data-home", str(tmp_path), "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)

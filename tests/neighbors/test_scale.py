@@ -417,6 +417,32 @@ def test_the_docs_crossover_is_the_rules_own(fitted_costs):
     assert figures == {d: _auto.crossover(d, n_threads=2) for d in figures}
 
 
+def test_this_machines_crossover_and_costs_are_public(fitted_costs, monkeypatch, tmp_path):
+    """Issue 47, item 12: the crossover follows the exact costs measured on each machine, so a
+    user can ask for theirs: ``crossover``, ``exact_costs`` and the cache they are kept in are
+    public names of ``mlneighbors.neighbors``."""
+    from mlneighbors import neighbors
+
+    assert {"crossover", "exact_costs", "exact_costs_file"} <= set(neighbors.__all__)
+    n = neighbors.crossover(128, n_threads=2)
+    everything = lambda module: True  # noqa: E731
+    assert _auto.choose_backend(n - 1, 128, n_threads=2, installed=everything).backend == "exact"
+    assert _auto.choose_backend(n, 128, n_threads=2, installed=everything).backend == "faiss-union"
+    # both estimates are per thread: the crossover is the same on any number of them
+    assert n == neighbors.crossover(128, n_threads=1) == neighbors.crossover(128, n_threads=16)
+    assert neighbors.exact_costs() == _auto.FITTED_EXACT_COSTS
+    # the costs move the crossover: a GEMM twice as fast crosses over later
+    monkeypatch.setattr(_auto, "_NS_EXACT_MAC", _auto.FITTED_EXACT_COSTS[0] / 2)
+    assert neighbors.crossover(128, n_threads=2) > n
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert neighbors.exact_costs_file() == tmp_path / "mlneighbors" / "exact_costs.json"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert neighbors.exact_costs_file() == tmp_path / ".cache" / "mlneighbors" / "exact_costs.json"
+    with pytest.raises(ValueError, match="n_features must be >= 1, got n_features=0"):
+        neighbors.crossover(0)
+
+
 def test_bknn_on_auto_reports_what_auto_picked(monkeypatch):
     from mlneighbors import BKNN
 

@@ -2,8 +2,9 @@
 
 Commands: ``datasets`` (the registry), ``fetch`` (downloads), ``evaluate`` (one model's
 metrics), ``compare`` (models side by side), ``fit`` and ``predict`` (a saved model for a
-user's own files) and ``reproduce`` (a paper's tables and figures, beside the paper's
-numbers).
+user's own files), ``reproduce`` (a paper's tables and figures, beside the paper's
+numbers) and ``crossover`` (this machine's costs of the exact search, and from how many rows
+``--backend auto`` uses an approximate index).
 
 Uses only the public API.  Every command that prints results takes ``--format
 table|json|csv`` (JSON and CSV carry the dataset, protocol, seed, model parameters and the

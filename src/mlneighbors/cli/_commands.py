@@ -1,4 +1,4 @@
-"""The commands: datasets, fetch, evaluate, compare, fit, predict, reproduce."""
+"""The commands: datasets, fetch, crossover, evaluate, compare, fit, predict, reproduce."""
 
 from __future__ import annotations
 
@@ -102,6 +102,47 @@ def cmd_fetch(args: argparse.Namespace) -> int:
         paths = fetch_dataset(name, args.data_home, mirror=args.mirror)
         if not args.quiet:
             print(f"{name}: {len(paths)} files present and verified")
+    return 0
+
+
+# --------------------------------------------------------------------------------------
+# crossover
+# --------------------------------------------------------------------------------------
+
+#: the numbers of features ``mlneighbors crossover`` gives the crossover at by default
+CROSSOVER_FEATURES = (32, 64, 128, 256, 768)
+
+
+def _features(text: str | None) -> list[int]:
+    """The numbers of features of ``--n-features D1,D2,...`` (None: :data:`CROSSOVER_FEATURES`)."""
+    if text is None:
+        return list(CROSSOVER_FEATURES)
+    try:
+        values = [int(part) for part in text.split(",")]
+    except ValueError:
+        values = []
+    if not values or min(values) < 1:
+        raise CLIError(f"mlneighbors crossover: --n-features takes numbers of features >= 1 separated by commas, "
+                       f"got {text!r}")
+    return values
+
+
+def cmd_crossover(args: argparse.Namespace) -> int:
+    """This machine's exact costs, where they are kept, and from how many dense rows
+    ``--backend auto`` picks an approximate index at a few numbers of features."""
+    features = _features(args.n_features)
+    from ..neighbors import crossover, exact_costs, exact_costs_file
+
+    mac, entry = exact_costs()  # measured here, or read back from the cache
+    path = exact_costs_file()
+    rows = [{"n_features": d, "rows": crossover(d)} for d in features]
+    if args.format == "table":
+        kept = f"kept in {path}" if path.is_file() else f"measured by this process: {path} cannot be written"
+        print(f"exact search on this machine: {mac:.4g} ns a multiply-add, {entry:.4g} ns an entry (per core; {kept})")
+        print("--backend auto searches dense rows exactly below these numbers of rows, and from them on with an "
+              "approximate index (faiss-union, where faiss is installed and imports):")
+    emit(rows, args.format, ["n_features", "rows"],
+         {"ns_per_multiply_add": mac, "ns_per_entry": entry, "cache": str(path)})
     return 0
 
 

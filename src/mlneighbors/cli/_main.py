@@ -16,6 +16,7 @@ from ._benchmark import add_benchmark_parser
 from ._commands import (
     DEFAULT_OUT,
     cmd_compare,
+    cmd_crossover,
     cmd_datasets,
     cmd_evaluate,
     cmd_fetch,
@@ -73,6 +74,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mirror", metavar="URL", help="base URL serving <folder>/<file> instead of the sources")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_fetch)
+
+    p = sub.add_parser("crossover", help="this machine's costs of the exact search, and from how many rows "
+                       "--backend auto uses an approximate index instead",
+                       description="The exact search's two costs as measured on this machine (the first runs "
+                       "measure them, about 0.2 s, and keep them in a per-user cache file) and the crossover they "
+                       "give: the number of dense training rows from which --backend auto fits with an "
+                       "approximate index (faiss-union) rather than the exact search, at a few numbers of "
+                       "features. It differs between machines as their exact costs do.")
+    p.add_argument("--n-features", metavar="D1,D2", help="numbers of features to give the crossover at "
+                   "(default: 32,64,128,256,768)")
+    p.add_argument("--format", choices=FORMATS, default="table")
+    p.set_defaults(func=cmd_crossover)
 
     names = ", ".join(MODELS)
     models_epilog = "models:\n" + "\n".join(f"  {n:10s} {spec.description}" for n, spec in MODELS.items())

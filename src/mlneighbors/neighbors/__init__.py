@@ -33,7 +33,8 @@ backend registered here reaches every model.
 
 Registered backends (:func:`get_index`): ``"exact"`` (default, :class:`ExactIndex`),
 ``"auto"`` (:class:`AutoIndex`: the exact search, or an approximate index where it is
-estimated faster, calibrated to a recall),
+estimated faster, calibrated to a recall; :func:`crossover` says from how many rows on this
+machine, whose exact costs :func:`exact_costs` measures and :func:`exact_costs_file` keeps),
 ``"torch"`` (:class:`TorchIndex`: the same exact search on a GPU, or the CPU, through PyTorch),
 ``"dask"`` (:class:`DaskIndex`: shards of any of these on the workers of a Dask cluster),
 ``"faiss-ivf"``, ``"faiss-hnsw"``, ``"faiss-union"`` (HNSW and IVF candidates merged: no query
@@ -55,7 +56,7 @@ rule makes the order total), so a sweep over k searches once:
 """
 
 from ._approximate import FaissHNSWIndex, FaissIVFIndex, FaissUnionIndex, HnswlibIndex, PyNNDescentIndex
-from ._auto import AutoIndex
+from ._auto import AutoIndex, crossover, exact_costs, exact_costs_file
 from ._base import METRICS, BaseIndex, NeighborIndex, check_result
 from ._cache import NeighborCache
 from ._capabilities import Capabilities, get_capabilities
@@ -92,7 +93,10 @@ __all__ = [
     "check_index",
     "check_result",
     "check_scale",
+    "crossover",
     "drop_self",
+    "exact_costs",
+    "exact_costs_file",
     "get_capabilities",
     "get_index",
     "loo_kneighbors",

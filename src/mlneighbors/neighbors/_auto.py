@@ -21,7 +21,9 @@ costs measured on the machine that runs (``exact_costs``, cached), and picks:
   the exact search, with the import's error in the reason.
 
 The estimate of the exact search (``exact_seconds``) also tells the command line when an
-exact fit will take long.
+exact fit will take long.  Since the exact costs are this machine's, so is the crossover:
+:func:`crossover` (and ``mlneighbors crossover``) says where it lies here, :func:`exact_costs`
+and :func:`exact_costs_file` what it is computed from.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from __future__ import annotations
 import importlib.util
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -50,7 +53,8 @@ from ._select import (
     survivors,
 )
 
-__all__ = ["APPROXIMATE", "AutoIndex", "Choice", "choose_backend", "exact_seconds", "approximate_seconds"]
+__all__ = ["APPROXIMATE", "AutoIndex", "Choice", "choose_backend", "crossover", "exact_costs", "exact_costs_file",
+           "exact_seconds", "approximate_seconds"]
 
 #: the approximate backends "auto" may pick, with the module each needs: only those whose
 #: tail is bounded (no query that loses most of its neighbours on clustered embeddings, where
@@ -138,8 +142,12 @@ def exact_costs() -> tuple[float, float]:
     """The exact engine's two costs on this machine, in nanoseconds per core: a multiply-add of
     the float32 proxy GEMM, and a proxy entry's selection passes.
 
+    ``backend="auto"`` estimates an exact leave-one-out search of n rows of d features at
+    ``n^2 (mac (d + 1) + entry) / threads`` nanoseconds with them (dense rows), and compares
+    that with an approximate index's cost model: they place its :func:`crossover`.
+
     Measured (about 0.1 s, :func:`measure_exact_costs`) and kept for the process and in the
-    per-user cache (``$XDG_CACHE_HOME/mlneighbors/exact_costs.json``), keyed by the CPU, the
+    per-user cache (:func:`exact_costs_file`), keyed by the CPU, the
     number of CPUs, NumPy and its BLAS: the GEMM's speed differs by 2x between CPUs (AVX2,
     AVX-512) and the selection's by as much, so constants fitted on one machine misplace the
     crossover on another.  The first :data:`COST_MEASUREMENTS` processes each measure and add
@@ -147,9 +155,21 @@ def exact_costs() -> tuple[float, float]:
     read a GEMM 1.4-1.6x slower than two later ones on the same one).  A number set in
     ``_NS_EXACT_MAC`` or ``_NS_EXACT_ENTRY`` overrides the measurement.
 
+    Returns
+    -------
+    mac : float
+        Nanoseconds per core of one multiply-add of the float32 GEMM.
+    entry : float
+        Nanoseconds per core of the selection passes over one (query, row) entry.
+
+    See Also
+    --------
+    crossover : where these costs place the switch of ``backend="auto"``.
+    exact_costs_file : the cache they are kept in.
+
     Examples
     --------
-    >>> from mlneighbors.neighbors._auto import exact_costs
+    >>> from mlneighbors.neighbors import exact_costs
     >>> mac, entry = exact_costs()
     >>> 0 < mac < 1 and 0 < entry < 100
     True
@@ -258,16 +278,41 @@ def _stored_costs(entry: Any) -> list[tuple[float, float]]:
     return kept
 
 
+def exact_costs_file() -> Path:
+    """The per-user cache of :func:`exact_costs`: ``$XDG_CACHE_HOME/mlneighbors/exact_costs.json``,
+    ``~/.cache/mlneighbors/exact_costs.json`` without ``XDG_CACHE_HOME``.
+
+    A JSON object: for each machine (its CPU, number of CPUs, NumPy version and BLAS kernels),
+    the list of its measurements ``[mac, entry]``, of which :func:`exact_costs` takes the
+    fastest.  Deleting the file makes the next processes measure afresh (after a BLAS or CPU
+    change the key changes anyway).
+
+    Returns
+    -------
+    path : pathlib.Path
+        It does not exist before the first measurement, nor where it cannot be written (the
+        costs are then measured in every process).
+
+    Examples
+    --------
+    >>> from mlneighbors.neighbors import exact_costs_file
+    >>> exact_costs_file().name
+    'exact_costs.json'
+    """
+    import os
+
+    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(home) / "mlneighbors" / "exact_costs.json"
+
+
 def _cached_costs() -> tuple[float, float]:
     """The costs from the per-user cache when it holds :data:`COST_MEASUREMENTS` of this
     machine's, else measured and added there; the fastest of them (a cache that cannot be read
     or written is measured around, never an error)."""
     import json
     import os
-    from pathlib import Path
 
-    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    path = Path(home) / "mlneighbors" / "exact_costs.json"
+    path = exact_costs_file()
     key = _machine_key()
     try:
         stored = json.loads(path.read_text(encoding="utf-8"))
@@ -358,22 +403,53 @@ def approximate_seconds(n_samples: int, n_features: int, *, backend: str = APPRO
 
 
 def crossover(n_features: int, *, n_threads: int | None = None) -> int:
-    """The smallest number of dense rows that the rule of ``choose_backend`` sends to an
-    approximate index at ``n_features`` (an approximate library taken as installed).
+    """The number of dense rows from which ``backend="auto"`` picks an approximate index, on
+    this machine.
 
-    Found by bisection on the rule itself: its estimates grow with n, the exact search's (n^2)
-    faster than the approximate ones (n^1.1-1.3), so the rule switches once.
+    ``"auto"`` compares an estimate of the exact leave-one-out search, n^2 work whose two
+    costs are measured on the machine that runs (:func:`exact_costs`), with the cost model of
+    ``"faiss-union"``'s fit (n^1.3, fitted on the benchmark's machine): below the crossover it
+    runs the exact search, from it on the approximate index (with faiss installed; without
+    it, the exact search, and the command line says what to install).  The crossover differs
+    between machines as their exact costs do: about 66,000 rows at d = 128 on the docs' 2-core
+    AMD EPYC with AVX-512, 93,000 on an Intel Xeon whose exact search is faster.
+
+    Parameters
+    ----------
+    n_features : int
+        Features of the rows (dense: sparse rows with less than 10 % of their cells stored are
+        always searched exactly).
+    n_threads : int, default=None
+        Threads of the search (None: every CPU).  Both estimates are divided by it alike: the
+        crossover does not depend on it.
+
+    Returns
+    -------
+    n_samples : int
+        The smallest number of training rows that ``"auto"`` sends to the approximate index;
+        every smaller one it searches exactly.  Found by bisection on the rule itself: its
+        estimates grow with n, the exact search's (n^2) faster than the approximate one's,
+        so it switches once.
+
+    See Also
+    --------
+    exact_costs : this machine's costs of the exact search, which place the crossover.
+    AutoIndex : the index of ``backend="auto"``.
+
+    Notes
+    -----
+    ``mlneighbors crossover`` prints the costs, their cache file and the crossover at a few
+    numbers of features.
 
     Examples
     --------
-    >>> from mlneighbors.neighbors._auto import choose_backend, crossover
-    >>> n = crossover(128, n_threads=2)
-    >>> everything = lambda module: True
-    >>> choose_backend(n - 1, 128, n_threads=2, installed=everything).backend
-    'exact'
-    >>> choose_backend(n, 128, n_threads=2, installed=everything).backend != 'exact'
+    >>> from mlneighbors.neighbors import crossover
+    >>> n = crossover(128)  # this machine's: tens of thousands of rows on a recent x86 CPU
+    >>> 1_000 < n < 10_000_000
     True
     """
+    check_positive_int(n_features, "n_features")
+
     def exact(n: int) -> bool:
         return choose_backend(n, n_features, n_threads=n_threads, installed=lambda module: True).backend == "exact"
 
@@ -492,8 +568,8 @@ class AutoIndex(BaseIndex):
     """The exact search, or an approximate index where it is estimated faster (``"auto"``).
 
     At ``build`` it picks a backend for the rows by ``choose_backend`` (rows, features,
-    density, metric; the measured crossover is in the docs' neighbour-search page), builds it
-    and answers every query through it.
+    density, metric; the measured crossover is in the docs' neighbour-search page, this
+    machine's is :func:`crossover`'s), builds it and answers every query through it.
 
     Parameters
     ----------
