@@ -7,6 +7,8 @@ import io
 import json
 import math
 import re
+import shutil
+import subprocess
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -247,6 +249,23 @@ def test_cd_diagram_png_and_svg(report, tmp_path):
 
 
 @pytest.mark.requires("matplotlib")
+def test_cd_diagram_shows_friedman_and_a_critical_difference_wider_than_the_ranks(rng, tmp_path):
+    """Two datasets, six models: CD = 5.33 ranks on an axis of 5; the diagram says it separates
+    nothing instead of drawing the bar past the axis, and gives Friedman's p."""
+    models = ["A", "B", "C", "D", "E", "F"]
+    rows = [(d, m, 0, "micro_f1", rng.random()) for d in ("emotions", "scene") for m in models]
+    report = build_report(rows)
+    c = report["micro_f1"].comparison
+    assert c.critical_difference > len(models) - 1
+    assert any("cannot separate any pair" in note for note in report["micro_f1"].notes)
+    svg = tmp_path / "cd.svg"
+    report.cd_diagram(svg)
+    text = svg.read_text()  # matplotlib keeps each text as a comment beside its glyphs
+    assert f"Friedman p = {c.friedman.pvalue:.4f}" in text
+    assert "wider than the ranks: no pair can be separated" in text
+
+
+@pytest.mark.requires("matplotlib")
 def test_cd_diagram_groups():
     from mlneighbors.benchmark._diagram import cliques
 
@@ -255,3 +274,60 @@ def test_cd_diagram_groups():
     assert cliques(ranks, 1.254) == [(0, 3)]
     assert cliques(ranks, 1.12) == [(0, 2), (2, 3)]
     assert cliques([1.0, 2.0, 3.0], 0.5) == []
+
+
+def _paper_report(rng):
+    """Eight configurations on eight datasets, two of them files under long paths, with the
+    provenance a store gives: the size of a paper's table."""
+    models = ["mlknn:k=5", "mlknn:k=10", "brknn", "brknn:extension=a", "brknn:extension=b", "lpknn", "dmlknn",
+              "lamlknn"]
+    datasets = ["emotions", "yeast", "scene", "genbase", "medical", "birds",
+                "/home/someone/projects/multi-label/data/flags-train.arff", "../a/my_data set #2.arff"]
+    rows = [(d, m, f, metric, rng.uniform(0.1, 0.9)) for d in datasets for m in models for f in range(10)
+            for metric in ("micro_f1", "hamming_loss")]
+    provenance = {
+        "store": "/tmp/results.sqlite", "mlneighbors": "0.1.0",
+        "protocol": {"kind": "cv", "folds": 10, "repeats": 1, "seed": 0},
+        "datasets": {d: {"sha256": f"{i:x}" * 64, "folds_sha256": "ab" * 32, "n_samples": 593, "n_features": 72,
+                         "n_labels": 6, "n_test": None, "scale": "minmax"} for i, d in enumerate(datasets)},
+        "models": {m: {"n_neighbors": 10, "smoothing": 1.0, "backend": "exact", "metric": "euclidean",
+                       "backend_params": None, "n_jobs": None} for m in models},
+        "runs": [{"run": 1, "version": "0.1.0", "started": "2026-12-02T05:00:00+00:00", "ended": None,
+                  "machine": {"platform": "Linux-x86_64"}, "command": "mlneighbors benchmark run ..."}],
+    }
+    return build_report(rows, control="mlknn:k=10", provenance=provenance)
+
+
+def test_latex_states_its_provenance_and_escapes_what_ot1_misprints(rng):
+    tex = _paper_report(rng).to_latex()
+    assert "0" * 64 in tex and "7" * 64 in tex  # every dataset's sha256
+    assert "mlneighbors 0.1.0" in tex and "10-fold stratified cross-validation" in tex and "seed 0" in tex
+    assert r"n\_neighbors=10" in tex  # the configurations' parameters
+    # pdflatex's default encoding prints > as an inverted question mark: never a bare < or > in text
+    text = re.sub(r"\$[^$]*\$", "", tex)  # math mode may hold them
+    assert not re.search(r"(?<!\\)[<>]", text.replace(r"\ifdim\width>\linewidth", ""))
+    # the tests of a metric are in its table's float and name the metric
+    block = tex[tex.index(r"\caption{micro\_f1"):]
+    block = block[:block.index(r"\end{table}")]
+    assert r"\textit{Tests on micro\_f1}" in block and "Friedman" in block and "Note 1." in block
+    # files are named by their stem in the tables, their paths given once under the provenance
+    assert "\nflags-train & " in tex and "my\\_data set \\#2 & " in tex
+    assert r"home/\allowbreak{}someone" in tex
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="needs pdflatex (TeX Live)")
+def test_latex_compiles_into_a_paper_within_its_text_width(rng, tmp_path):
+    (tmp_path / "report.tex").write_text(_paper_report(rng).to_latex(), encoding="utf-8")
+    (tmp_path / "paper.tex").write_text("\n".join([
+        r"\documentclass{article}", r"\usepackage{booktabs}", r"\usepackage{graphicx}", r"\begin{document}",
+        "A paragraph of the paper.", r"\input{report}", r"\end{document}", ""]), encoding="utf-8")
+    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "paper.tex"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    log = (tmp_path / "paper.log").read_text(encoding="latin-1")
+    assert run.returncode == 0, log[-2000:]
+    assert "Overfull \\hbox" not in log  # no table, caption or note wider than the text
+    if shutil.which("pdftotext") is not None:
+        text = subprocess.run(["pdftotext", "paper.pdf", "-"], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=60).stdout
+        assert "¿" not in text and "¡" not in text and "N > 10" in text
+        assert "Tests on micro" in text.replace("\n", " ")

@@ -282,3 +282,15 @@ def test_bad_input_is_one_clear_error():
         compare([[0.1, 0.2]], models=["a", "a"])
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         holm([0.5, 1.5])
+
+
+def test_the_report_says_when_holm_corrected_wilcoxon_cannot_reject():
+    """8 datasets, 8 models (28 pairs): the exact test's smallest p is 2/2^8, times 28 by Holm:
+    0.219 > 0.05, whatever the values; said, and true of the p-values themselves."""
+    table = np.tile(np.arange(8.0), (8, 1))  # the same order on every dataset: the strongest evidence there is
+    result = compare(table, alpha=0.05)
+    assert min(w.adjusted for w in result.wilcoxon) == pytest.approx(28 * 2 / 2**8)
+    (note,) = [n for n in result.notes if "Wilcoxon" in n]
+    assert "2/2^8 = 0.007812" in note and "by 28 (to 0.2188)" in note and "at least 11 datasets" in note
+    # with 11 datasets the same evidence can reject: no such note
+    assert not [n for n in compare(np.tile(np.arange(8.0), (11, 1))).notes if "smallest possible p" in n]

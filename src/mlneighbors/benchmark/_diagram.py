@@ -118,7 +118,7 @@ def cd_diagram(
     step, bar_gap = 0.55, 0.3
     first_row = 0.45 + bar_gap * len(groups) + 0.25
     bottom = first_row + step * (half - 1) + 0.4
-    top = -1.7 if title is None else -2.3
+    top = -1.7 if title is None else -2.3 - 0.35 * title.count("\n")
     fig = Figure(figsize=(7.0, 0.32 * (bottom - top) + 0.2))
     ax = fig.add_axes((0.22, 0.02, 0.56, 0.96))
     ax.set_xlim(1, k)
@@ -133,12 +133,15 @@ def cd_diagram(
         if tick == int(tick):
             ax.text(tick, -0.28, f"{int(tick)}", ha="center", va="bottom", fontsize=9)
 
-    # the critical difference, from rank 1
+    # the critical difference, from rank 1; one wider than the axis (few datasets) is drawn to
+    # its end, open, and says that it separates nothing
     cd_y = -1.05
-    ax.plot([1, 1 + cd], [cd_y, cd_y], **line)
-    for end in (1, 1 + cd):
-        ax.plot([end, end], [cd_y - 0.1, cd_y + 0.1], **line)
-    ax.text(1 + cd / 2, cd_y - 0.14, f"CD = {cd:.3f}", ha="center", va="bottom", fontsize=9)
+    end = min(1 + cd, k)
+    ax.plot([1, end], [cd_y, cd_y], **line)
+    for tick in (1, end) if 1 + cd <= k else (1,):
+        ax.plot([tick, tick], [cd_y - 0.1, cd_y + 0.1], **line)
+    label = f"CD = {cd:.3f}" if 1 + cd <= k else f"CD = {cd:.3f}, wider than the ranks: no pair can be separated"
+    ax.text((1 + end) / 2, cd_y - 0.14, label, ha="center", va="bottom", fontsize=9)
     if title is not None:
         ax.text((1 + k) / 2, -1.75, title, ha="center", va="bottom", fontsize=9, parse_math=False)
 

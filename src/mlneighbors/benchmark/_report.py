@@ -455,12 +455,16 @@ _FIT_OPEN = r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%"
 
 
 def _tex_table(caption: str, header: list[str], rows: list[list[str]], align: str, *,
-               footer: Sequence[list[str]] = (), below: Sequence[str] = (), label: str | None = None) -> list[str]:
+               footer: Sequence[list[str]] = (), below: Sequence[str] = (), label: str | None = None,
+               narrow: bool = False) -> list[str]:
     """A booktabs table in a float, no wider than the text; ``below``: paragraphs under the
-    table in the same float (the tests of its values: they stay with it)."""
+    table in the same float (the tests of its values: they stay with it); ``narrow``: columns
+    closer together (a table of many models)."""
     lines = [r"\begin{table}[htbp]", r"\centering", rf"\caption{{{caption}}}"]
     if label is not None:
         lines.append(rf"\label{{{label}}}")
+    if narrow:
+        lines.append(r"\setlength{\tabcolsep}{4pt}")
     lines += [_FIT_OPEN, rf"\begin{{tabular}}{{{align}}}", r"\toprule", " & ".join(header) + r" \\", r"\midrule"]
     lines += [" & ".join(row) + r" \\" for row in rows]
     if footer:
@@ -473,6 +477,30 @@ def _tex_table(caption: str, header: list[str], rows: list[list[str]], align: st
         lines.append(r"\end{minipage}")
     lines.append(r"\end{table}")
     return lines
+
+
+def _sentence(text: str) -> str:
+    """A note as a sentence: capital first, full stop last."""
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def _tex_cell(r: MetricReport, i: int, j: int) -> str:
+    """A cell of the means' table: the mean, its standard deviation smaller beside it."""
+    if r.status[i, j] != _OK:
+        return _tex(_cell_text(r, i, j))
+    std = r.std[i, j]
+    return _num(r.mean[i, j]) + ("" if math.isnan(std) else rf"\,{{\scriptsize$\pm${_num(std)}}}")
+
+
+def _tex_head(name: str) -> str:
+    """A configuration's name as a column head, broken after each ``:`` (``mlknn:`` over
+    ``k=10``): a column as wide as its numbers."""
+    parts = name.split(":")
+    if len(parts) == 1:
+        return _tex(name)
+    lines = [_tex(p) + ":" for p in parts[:-1]] + [_tex(parts[-1])]
+    return r"\begin{tabular}[b]{@{}r@{}}" + r"\\".join(lines) + r"\end{tabular}"
 
 
 def _short_names(names: Sequence[str]) -> dict[str, str]:
@@ -683,7 +711,7 @@ class Report:
             c = r.comparison
             rows = []
             for i, dataset in enumerate(r.datasets):
-                cells = [_tex(_cell_text(r, i, j)) for j in range(len(r.models))]
+                cells = [_tex_cell(r, i, j) for j in range(len(r.models))]
                 cells = [rf"\textbf{{{text}}}" if r.best[i, j] else text for j, text in enumerate(cells)]
                 rows.append([_tex(short[dataset]), *cells])
             footer = ([[f"Average rank ($N = {c.n_datasets}$)", *(_num(x, 2) for x in c.average_ranks)]]
@@ -703,10 +731,10 @@ class Report:
             if tests:
                 below.append(f"\\textit{{Tests on {_tex(r.metric)}}} ($N = {c.n_datasets}$ datasets, "
                              f"$k = {len(c.models)}$ models, $\\alpha = {c.alpha}$). " + " ".join(tests))
-            below += [f"\\textit{{Note {n}.}} {_tex(note)}" for n, note in enumerate(r.notes, 1)]
-            out += _tex_table(caption, ["Dataset", *(_tex(m) for m in r.models)], rows,
+            below += [f"\\textit{{Note {n}.}} {_tex(_sentence(note))}" for n, note in enumerate(r.notes, 1)]
+            out += _tex_table(caption, ["Dataset", *(_tex_head(m) for m in r.models)], rows,
                               "l" + "r" * len(r.models), footer=footer, below=below,
-                              label=f"tab:mlneighbors-{_label(r.metric)}")
+                              label=f"tab:mlneighbors-{_label(r.metric)}", narrow=True)
             out.append("")
             if c.holm:
                 out += _tex_table(f"{_tex(r.metric)}: Holm's test against {_tex(c.control or '')} "
@@ -886,5 +914,7 @@ class Report:
         if c.critical_difference is None:
             why = "; ".join(c.notes) or "no test was run"
             raise ValueError(f"no critical-difference diagram for {metric}: {why}")
-        cd_diagram(c.average_ranks, c.models, c.critical_difference, path,
-                   title=f"{metric} ({_direction(r)}), N = {c.n_datasets} datasets, alpha = {c.alpha}")
+        title = f"{metric} ({_direction(r)}), N = {c.n_datasets} datasets, alpha = {c.alpha}"
+        if c.friedman is not None:
+            title += f"\nFriedman {_p_is(c.friedman.pvalue)}, Iman-Davenport {_p_is(c.friedman.f_pvalue)}"
+        cd_diagram(c.average_ranks, c.models, c.critical_difference, path, title=title)

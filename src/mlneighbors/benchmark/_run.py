@@ -162,8 +162,8 @@ class RunSummary:
     seconds : float
         Wall time of the run.
     warnings : list of str
-        The distinct warnings of the fits, each naming its dataset, model and folds
-        (``"emotions, mlknn:k=10, folds 2, 7: ..."``).
+        The distinct warnings of the fits, each naming its dataset, folds and models
+        (``"genbase, folds 2, 7, mlknn:k=10, brknn: ..."``).
 
     Examples
     --------
@@ -487,15 +487,14 @@ def _compute(db: Store, run: int, tasks: list[tuple[str, int, list[str]]], model
             summary.failed += cell.error is not None
             bar.advance(1)
 
-        warned: dict[tuple[str, str, str], list[int]] = {}
+        warned: dict[tuple[str, str], dict[str, list[int]]] = {}
 
         def absorb(result: _TaskResult, dataset: str, fold: int) -> None:
             summary.searches += result.searches
             summary.searches_unshared += result.requests
             for model, message in result.warnings:
-                warned.setdefault((dataset, model, message), []).append(fold)
-            summary.warnings = [f"{d}, {m}, {_plural_folds(sorted(f))}: {text}"
-                                for (d, m, text), f in warned.items()]
+                warned.setdefault((dataset, message), {}).setdefault(model, []).append(fold)
+            summary.warnings = _warning_lines(warned, len(models))
 
         if client is not None:
             for (dataset, fold), result in _on_dask(client, tasks, models, metrics, datasets, pairs):
@@ -516,8 +515,18 @@ def _compute(db: Store, run: int, tasks: list[tuple[str, int, list[str]]], model
                                 sink=lambda cell, d=dataset, f=fold: commit(d, f, cell)), dataset, fold)
 
 
-def _plural_folds(folds: list[int]) -> str:
-    return ("fold " if len(folds) == 1 else "folds ") + ", ".join(map(str, folds))
+def _warning_lines(warned: Mapping[tuple[str, str], Mapping[str, list[int]]], n_models: int) -> list[str]:
+    """One line per dataset, message and set of folds, naming the models it came from."""
+    lines = []
+    for (dataset, message), by_model in warned.items():
+        groups: dict[tuple[int, ...], list[str]] = {}
+        for model, folds in by_model.items():
+            groups.setdefault(tuple(sorted(set(folds))), []).append(model)
+        for folds, names in groups.items():
+            who = f"every model ({len(names)})" if len(names) == n_models > 1 else ", ".join(names)
+            where = ("fold " if len(folds) == 1 else "folds ") + ", ".join(map(str, folds))
+            lines.append(f"{dataset}, {where}, {who}: {message}")
+    return lines
 
 
 def _arguments(tasks_entry: tuple[str, int, list[str]], models: Mapping[str, Any], metrics: list[str],

@@ -324,6 +324,9 @@ def cmd_benchmark_run(args: argparse.Namespace) -> int:
     if not args.quiet:
         for message in summary.warnings[:10]:
             warning_line(message)
+        if len(summary.warnings) > 10:
+            note(f"{len(summary.warnings) - 10} more warning(s) not shown (run_benchmark's RunSummary.warnings "
+                 "has them all)")
         if summary.failed:
             note(f"{_plural(summary.failed, 'cell')} failed (NaN in the store; why: its 'failures' table; "
                  "--retry-failed computes them again)")

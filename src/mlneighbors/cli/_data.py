@@ -167,7 +167,8 @@ def load(args: argparse.Namespace, cmd: str, *, whole: bool = False) -> Data:
             raise CLIError(f"mlneighbors {cmd}: dataset {name!r} ships no standard train/test split; "
                            f"{_instead(cmd)}")
         train = load_dataset(name, "train" if split else "all", args.data_home)
-        _print_notes(train, args)  # what the registry says of its features (an unordered code, ...)
+        for text in spec.notes:  # what the registry says of its data (an unordered code, ...)
+            note(f"{name}: {text}", getattr(args, "quiet", False))
         if split:
             test = load_dataset(name, "test", args.data_home)
         else:
