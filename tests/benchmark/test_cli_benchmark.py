@@ -303,3 +303,25 @@ def test_workers_and_jobs_give_the_numbers_of_an_in_process_run(tmp_path, shared
     assert bench(*work, "--workers", "2", store=stores["workers"], shared_data=shared_data) == 0
     _same_numbers(stores["jobs"], stores["here"])
     _same_numbers(stores["workers"], stores["here"])
+
+
+def test_evaluate_and_the_report_give_one_standard_deviation(tmp_path, shared_data, capsys):
+    """The same folds (evaluate --cv N --seed S is repeat 0 of the benchmark), the same mean and
+    the same spread: the sample standard deviation (ddof = 1), stated by both."""
+    import json
+
+    store = tmp_path / "r.sqlite"
+    assert bench("--models", "mlknn", "--datasets", "emotions", "--cv", "3", "--metrics", "micro_f1", "--quiet",
+                 store=store, shared_data=shared_data) == 0
+    capsys.readouterr()
+    assert main(["benchmark", "report", str(store), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    (cell,) = report["metrics"][0]["cells"]
+    assert "ddof = 1" in report["std"]
+    assert main(["evaluate", "emotions", "--model", "mlknn", "--cv", "3", "--metrics", "micro_f1", "--format",
+                 "json", "--quiet", "--data-home", str(shared_data)]) == 0
+    evaluated = json.loads(capsys.readouterr().out)
+    (row,) = [r for r in evaluated["results"] if r["metric"] == "micro_f1"]
+    assert "ddof = 1" in evaluated["std"]
+    assert row["value"] == pytest.approx(cell["mean"], rel=1e-12)
+    assert row["std"] == pytest.approx(cell["std"], rel=1e-12)

@@ -85,7 +85,7 @@ def test_matches_hand_loop_with_custom_splitter(data, estimator):
     for name in metrics:
         np.testing.assert_allclose(res.per_fold[name], expected[name], rtol=1e-12)
         assert res.mean[name] == pytest.approx(expected[name].mean())
-        assert res.std[name] == pytest.approx(expected[name].std())
+        assert res.std[name] == pytest.approx(expected[name].std(ddof=1))
     assert res.n_folds == 4 and res.fit_time.shape == (4,) and res.predict_time.shape == (4,)
 
 

@@ -43,6 +43,8 @@ if TYPE_CHECKING:  # numpy, scipy and scikit-learn are imported by the commands 
     import numpy as np
 
 DEFAULT_OUT = "reproductions"
+#: the spread evaluate reports, the benchmark report's too
+STD_DEFINITION = "sample standard deviation over folds (ddof = 1)"
 
 # --------------------------------------------------------------------------------------
 # datasets and fetch
@@ -262,11 +264,16 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     per_metric = results[args.model]
     folds = len(per_metric["fit_predict_seconds"])
     rows = [
-        {"metric": metric, "value": float(np.mean(values)), "std": float(np.std(values)) if folds > 1 else None}
+        {"metric": metric, "value": float(np.mean(values)),
+         "std": float(np.std(values, ddof=1)) if folds > 1 else None}
         for metric, values in per_metric.items()
     ]
     meta["model"] = args.model
+    if folds > 1:
+        meta["std"] = STD_DEFINITION
     emit(rows, args.format, ["metric", "value", "std"], meta)
+    if folds > 1 and args.format == "table" and not args.quiet:
+        print(f"std: the {STD_DEFINITION}")
     return 0
 
 

@@ -33,6 +33,12 @@ __all__ = ["CVResult", "FittedSplit", "cross_validate", "evaluate_models", "make
 SCALERS = ("minmax", "standard", "none")
 
 
+def _sample_std(values: Any) -> float:
+    """The sample standard deviation (``ddof=1``) of per-fold values; NaN for one value."""
+    values = np.asarray(values, dtype=np.float64)
+    return float(np.std(values, ddof=1)) if values.size > 1 else float("nan")
+
+
 @dataclass(frozen=True)
 class CVResult:
     """Per-fold metric values and timings of :func:`cross_validate`.
@@ -86,8 +92,9 @@ class CVResult:
 
     @property
     def std(self) -> dict[str, float]:
-        """Metric name -> standard deviation over folds (``ddof=0``, like scikit-learn)."""
-        return {name: float(np.std(v)) for name, v in self.per_fold.items()}
+        """Metric name -> sample standard deviation over folds (``ddof=1``, as the benchmark
+        report and papers' tables give it; NaN with a single fold)."""
+        return {name: _sample_std(v) for name, v in self.per_fold.items()}
 
     def to_rows(self, *, per_fold: bool = False) -> list[dict[str, Any]]:
         """Rows for a table.
@@ -117,7 +124,7 @@ class CVResult:
         mean, std = self.mean, self.std
         rows = [{"metric": name, "mean": mean[name], "std": std[name]} for name in self.per_fold]
         for name, times in (("fit_time", self.fit_time), ("predict_time", self.predict_time)):
-            rows.append({"metric": name, "mean": float(np.mean(times)), "std": float(np.std(times))})
+            rows.append({"metric": name, "mean": float(np.mean(times)), "std": _sample_std(times)})
         return rows
 
 
