@@ -645,3 +645,12 @@ def test_a_refused_run_leaves_the_store_in_delete_journal_mode(tmp_path, shared_
     assert bench(*args, "--cv", "2", store=store, shared_data=shared_data) == 2  # another version
     assert "was written by mlneighbors 0.0.1" in one_line(capsys)
     assert journal_mode() == "delete"
+
+
+def test_a_missing_csv_file_is_no_such_file_before_its_options(tmp_path, capsys):
+    """A CSV file names its labels by an option; a missing one is said to be missing first."""
+    missing = tmp_path / "absent.csv"
+    assert main(["benchmark", "run", str(tmp_path / "r.sqlite"), "--models", "mlknn", "--datasets",
+                 str(missing)]) == 2
+    assert capsys.readouterr().err.strip() == f"mlneighbors benchmark run: no such file: {missing}"
+    assert not (tmp_path / "r.sqlite").exists()

@@ -130,6 +130,7 @@ def test_format_overrides_the_extension(tmp_path):
 
 
 def test_a_compressed_mat_file_is_refused(tmp_path):
+    (tmp_path / "x.mat.gz").write_bytes(b"\x1f\x8b")
     with pytest.raises(DatasetError, match=r"a compressed \.mat file cannot be read; gunzip it first"):
         load_file(tmp_path / "x.mat.gz")
 

@@ -247,7 +247,7 @@ class Store:
         except sqlite3.DatabaseError as exc:
             raise self._translate(exc) from None
         if result != [("ok",)]:
-            problem = "; ".join(str(r[0]) for r in result[:2])
+            problem = "; ".join(" ".join(str(r[0]).split()) for r in result[:2])
             raise StoreError(f"results store {self.path} is damaged ({problem}); use a copy of it, or run into a "
                              "new store")
 

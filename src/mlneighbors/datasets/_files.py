@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -181,6 +182,8 @@ def load_file(
     (['x', 'z'], [[0.25, 1.0]])
     """
     path = Path(path)
+    if not path.exists():  # before the options: a CSV file's missing label columns are not the problem
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(path))
     fmt = _format_of(path, format)
     _check_options(path, fmt, xml, labels_first, labels_last, label_columns, header, features_only)
     if missing not in ("error", "nan"):
