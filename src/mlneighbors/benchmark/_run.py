@@ -284,29 +284,27 @@ def _check_scores(models: Mapping[str, Any], metrics: Sequence[str]) -> None:
                              "drop the metric or the model")
 
 
+def _check_named(mapping: Any, what: str, kind: str, is_kind: Callable[[Any], bool]) -> None:
+    """A non-empty mapping of non-empty names to ``kind``s, or a TypeError naming the entry."""
+    if not isinstance(mapping, Mapping) or not mapping:
+        raise TypeError(f"{what} must be a non-empty mapping of name to {kind}, got {type(mapping).__name__}")
+    for name, item in mapping.items():
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"{what}: every name must be a non-empty string, got {name!r}")
+        if not is_kind(item):
+            raise TypeError(f"{what}[{name!r}] must be {kind}, got {type(item).__name__} {item!r:.60}")
+
+
 def _check_arguments(models: Any, datasets: Any, metrics: Any, *, folds: Any, repeats: Any, split: bool,
                      jobs: Any) -> list[str]:
     """Every argument of :func:`run_benchmark` checked before the store is opened: a refused
     run leaves no trace in it.  Returns the metrics as a list."""
     from ..metrics import METRICS
 
-    if not isinstance(models, Mapping) or not models:
-        raise TypeError(f"models must be a non-empty mapping of configuration name to estimator, got "
-                        f"{type(models).__name__}")
-    for name, model in models.items():
-        if not isinstance(name, str) or not name:
-            raise TypeError(f"models: every configuration name must be a non-empty string, got {name!r}")
-        if not (hasattr(model, "fit") and hasattr(model, "get_params")):
-            raise TypeError(f"models[{name!r}] must be an unfitted estimator (with fit and get_params), got "
-                            f"{type(model).__name__} {model!r:.60}")
-    if not isinstance(datasets, Mapping) or not datasets:
-        raise TypeError(f"datasets must be a non-empty mapping of name to BenchmarkData, got "
-                        f"{type(datasets).__name__}")
+    _check_named(models, "models", "an unfitted estimator (with fit and get_params)",
+                 lambda m: hasattr(m, "fit") and hasattr(m, "get_params"))
+    _check_named(datasets, "datasets", "a BenchmarkData", lambda d: isinstance(d, BenchmarkData))
     for name, data in datasets.items():
-        if not isinstance(name, str) or not name:
-            raise TypeError(f"datasets: every name must be a non-empty string, got {name!r}")
-        if not isinstance(data, BenchmarkData):
-            raise TypeError(f"datasets[{name!r}] must be a BenchmarkData, got {type(data).__name__}")
         if split and (data.X_test is None or data.Y_test is None):
             raise ValueError(f"split=True tests on each dataset's test part, and dataset {name!r} has none "
                              "(BenchmarkData's X_test and Y_test); cross-validate it (split=False)")
