@@ -343,3 +343,57 @@ def test_the_scale_tables_cells_render_as_written_through_docutils():
 @pytest.mark.parametrize("path", sorted((ROOT / "docs" / "user_guide").glob("*.inc")), ids=lambda p: p.name)
 def test_the_user_guides_tables_open_no_list_in_a_cell(path):
     assert _cells_that_render_as_something_else(path.read_text(encoding="utf-8")) == []
+
+
+# -- the citation on the site ----------------------------------------------------------------------
+
+
+def _cff() -> dict:
+    """CITATION.cff's title, version, authors and its references' titles (read without a YAML
+    library: the file's own layout, two-space indents)."""
+    text = (ROOT / "CITATION.cff").read_text(encoding="utf-8")
+
+    def top(name: str) -> str:
+        return re.search(rf"^{name}:\s*(.*)$", text, re.M).group(1).strip().strip("'\"")
+
+    authors_block = re.search(r"^authors:\n((?:  .*\n)+)", text, re.M).group(1)
+    references = text[text.index("\nreferences:\n"):]
+    return {"title": top("title"), "version": top("version"), "license": top("license"),
+            "authors": re.findall(r"^  - name:\s*\"?(.*?)\"?$", authors_block, re.M),
+            "papers": re.findall(r"^    title:\s*\"(.*)\"$", references, re.M)}
+
+
+def _bibtex_fields(rst: str) -> dict[str, str]:
+    block = re.search(r"\.\. code-block:: bibtex\n\n((?:   .*\n|\n)+)", rst).group(1)
+    assert block.strip().startswith("@software{mlneighbors,"), block
+    return {key: value for key, value in re.findall(r"^\s+(\w+)\s*=\s*\{(.*)\},?$", block, re.M)}
+
+
+def test_the_sites_citation_is_citation_cff():
+    """Issue 47, item 18: the landing page and the benchmarking page cite mlneighbors with
+    CITATION.cff's entry and name the paper of every reference it lists, so that a new version
+    or title cannot leave the site behind."""
+    cff = _cff()
+    citing = (ROOT / "docs" / "citing.inc").read_text(encoding="utf-8")
+    fields = _bibtex_fields(citing)
+    assert fields["title"] == cff["title"]
+    assert fields["version"] == cff["version"]
+    assert fields["license"] == cff["license"]
+    assert fields["author"] == "{" + " and ".join(cff["authors"]) + "}"
+    prose = " ".join(citing.split())  # the table's cells wrap
+    assert len(cff["papers"]) >= 6
+    for title in cff["papers"]:
+        assert title.lower() in prose.lower(), f"the paper {title!r} of CITATION.cff is not on the site"
+    for page, include in [("index.rst", ".. include:: citing.inc"),
+                          ("user_guide/benchmarking.rst", ".. include:: ../citing.inc")]:
+        assert include in (ROOT / "docs" / page).read_text(encoding="utf-8"), f"docs/{page} gives no citation"
+
+
+def test_every_model_has_its_paper_on_the_site():
+    import mlneighbors
+
+    citing = (ROOT / "docs" / "citing.inc").read_text(encoding="utf-8")
+    for name in ["MLkNN", "DMLkNN", "LAMLkNN", "BRkNN", "LPkNN", "BKNN", "BLDA", "HybridKNN"]:
+        assert hasattr(mlneighbors, name)
+        assert f":class:`~mlneighbors.{name}`" in citing, f"{name}: which paper to cite is not said"
+
