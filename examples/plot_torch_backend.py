@@ -27,8 +27,8 @@ try:
 except ImportError:  # the gpu extra installs it
     torch, device = None, None
 if torch is None:
-    print("PyTorch is not installed here (pip install 'mlneighbors[gpu]'): only \"exact\" runs below, "
-          "and nothing is compared")
+    print("PyTorch is not installed here: only \"exact\" runs below, nothing is compared")
+    print("(the gpu extra installs it: pip install 'mlneighbors[gpu]')")
 else:
     print("device:", device, "(no GPU here)" if device == "cpu" else "")
 
