@@ -85,7 +85,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
-from ._config import working_memory_bytes
+from .._config import working_memory_bytes
 
 __all__ = [
     "METRICS",
