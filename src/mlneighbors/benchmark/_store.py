@@ -626,9 +626,20 @@ def read_store(path: str | os.PathLike[str]) -> tuple[list[tuple[str, str, int, 
     :func:`~mlneighbors.benchmark.build_report` takes (``build_report(rows,
     provenance=provenance)``).
 
-    Takes the ``path`` of :func:`read_rows`; returns its ``rows`` and the store's
-    ``provenance`` as :meth:`Store.provenance` gives it:
+    Parameters
+    ----------
+    path : str or path-like
+        The store, opened read-only; a store being written is read as last committed.
 
+    Returns
+    -------
+    rows : list of tuple
+        The rows of :func:`read_rows`.
+    provenance : dict
+        What :meth:`Store.provenance` says of them.
+
+    Examples
+    --------
     >>> import os, tempfile
     >>> from mlneighbors.benchmark import Store, read_store
     >>> path = os.path.join(tempfile.mkdtemp(), "empty.sqlite")
