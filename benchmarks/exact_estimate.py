@@ -44,7 +44,7 @@ def main() -> None:
 
     from mlneighbors import MLkNN
     from mlneighbors.neighbors._auto import exact_seconds, measured_exact_seconds
-    from mlneighbors.neighbors._base import resolve_n_jobs
+    from mlneighbors.neighbors._protocol import resolve_n_jobs
 
     print(f"threads: {resolve_n_jobs(None)}")
     print("| n x d | model s | measured s | fit s | CPU s | fit / model | fit / measured | load average |")

@@ -196,3 +196,15 @@ def test_saving_is_whole_or_nothing(data, tmp_path):
         mlneighbors.save((x for x in []), path)  # a generator: skops cannot save it
     assert path.read_bytes() == b"an older file"
     assert [p.name for p in tmp_path.iterdir()] == ["model.skops"]
+
+
+def test_a_file_naming_an_index_class_by_its_former_module_is_trusted():
+    # the approximate backends lived in one module, mlneighbors.neighbors._approximate, before
+    # it became a package of one module per library: files written then name them so
+    from mlneighbors.neighbors import BACKENDS
+
+    moved = [cls for cls in BACKENDS.values() if cls.__module__.startswith("mlneighbors.neighbors._approximate.")]
+    assert moved
+    for cls in moved:
+        assert f"mlneighbors.neighbors._approximate.{cls.__name__}" in mlneighbors.TRUSTED_TYPES
+        assert f"mlneighbors.neighbors.{cls.__name__}" in mlneighbors.TRUSTED_TYPES

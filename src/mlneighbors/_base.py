@@ -4,7 +4,7 @@
 
 - **the estimator contract**: ``fit`` checks the parameters (``_constraints``,
   ``mlneighbors._params``), validates the rows and the target (``mlneighbors._targets``; a dask
-  array through ``mlneighbors._dask``), sets ``n_neighbors_``, ``classes_`` and ``n_labels_``,
+  array through ``mlneighbors._dask_estimators``), sets ``n_neighbors_``, ``classes_`` and ``n_labels_``,
   builds the index and hands the model its training data; ``predict`` returns the (n,
   n_labels) indicator (for a 1-D target, the classes) and ``predict_proba`` the scores (lazily
   for a dask array of queries); ``predict_top_k`` ranks the labels; scikit-learn's tags say
@@ -43,14 +43,14 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._config import check_fits
 from ._counts import count_matrix, row_blocks, table_decisions, table_lookup, table_top_k
-from ._dask import lazy_on_dask, training_data
+from ._dask_estimators import lazy_on_dask, training_data
 from ._index import IndexLifecycle
 from ._params import HasMethods, Instance, Integer, Options, validate_params
 from ._persist import VersionedState
 from ._targets import in_fit_order, plain_rows_top, target_classes
 from .exceptions import LabelWarning, NeighborsWarning
 from .neighbors import check_result, check_scale, loo_kneighbors
-from .neighbors._base import FLOAT_DTYPES, answers_sets, check_rows, float_rows, search
+from .neighbors._protocol import FLOAT_DTYPES, answers_sets, check_rows, float_rows, search
 
 __all__ = ["CountTableModel", "KNeighborsMultilabelBase", "unseen_labels_message"]
 

@@ -43,6 +43,7 @@ import inspect
 import io
 import json
 import os
+import sys
 import warnings
 import zipfile
 from typing import Any
@@ -57,8 +58,8 @@ from ._imports import import_skops_io
 from ._registry import ESTIMATORS
 from .exceptions import InvalidParameterError, ModelFileError, VersionWarning
 from .neighbors import BACKENDS, NeighborCache, ShardedIndex
-from .neighbors._base import MissingLibraryError
 from .neighbors._dask import is_dask_array
+from .neighbors._protocol import MissingLibraryError
 from .neighbors._saved import including_index
 from .pipeline import Pipeline, upgraded
 
@@ -96,9 +97,23 @@ def _qualified(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
+def _exported_names(cls: type) -> list[str]:
+    """``cls`` by the name skops gives it, and by its name in each package above its module that
+    exports it: a file written before the class's module moved inside its package (the
+    approximate backends' module became a package of one module per library) names it so."""
+    names = [_qualified(cls)]
+    parts = cls.__module__.split(".")
+    for end in range(len(parts) - 1, 1, -1):
+        package = sys.modules.get(".".join(parts[:end]))
+        if getattr(package, cls.__qualname__, None) is cls:
+            names.append(f"{package.__name__}.{cls.__qualname__}")
+    return names
+
+
 #: The index classes a model may hold as its ``backend`` object, by the name skops gives them:
 #: every registered backend and the sharded wrapper (a NeighborCache is refused by save).
-_INDEX_TYPES: dict[str, type] = {_qualified(cls): cls for cls in (*BACKENDS.values(), ShardedIndex)}
+_INDEX_TYPES: dict[str, type] = {name: cls for cls in (*BACKENDS.values(), ShardedIndex)
+                                 for name in _exported_names(cls)}
 
 #: The types a saved model may hold that skops does not trust by itself: the CSR matrix of
 #: sparse training rows, the package's estimators (the registry's) and Pipeline, and the index

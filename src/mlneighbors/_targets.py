@@ -9,7 +9,7 @@ column per class as scikit-learn's one-vs-rest does.  :func:`validate_training_d
 indicator of it.  :func:`in_fit_order` matches a DataFrame's columns to those ``fit`` saw, by
 name, for the queries of ``predict`` and ``transform``.
 
-``X`` is held in memory here; a dask array ``X`` goes through ``mlneighbors._dask`` first,
+``X`` is held in memory here; a dask array ``X`` goes through ``mlneighbors._dask_estimators`` first,
 which checks it lazily and hands this module the target with a stand-in of ``X``'s shape.
 """
 
@@ -23,8 +23,8 @@ from sklearn.preprocessing import LabelBinarizer
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import validate_data
 
-from .neighbors._base import FLOAT_DTYPES, float_rows
 from .neighbors._distance import check_scale, finite_top
+from .neighbors._protocol import FLOAT_DTYPES, float_rows
 
 __all__ = ["in_fit_order", "target_classes", "validate_training_data"]
 

@@ -25,7 +25,7 @@ from scipy.special import ndtr
 
 from ._base import KNeighborsMultilabelBase
 from ._config import block_rows
-from ._dask import lazy_on_dask
+from ._dask_estimators import lazy_on_dask
 from ._params import HasMethods, Instance, Integer, Options, Real
 from .neighbors import LabelRestrictedIndex
 

@@ -15,7 +15,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._config import check_fits, working_memory_bytes
-from ._dask import training_data
+from ._dask_estimators import training_data
 from ._params import Integer, Real, validate_params
 from ._persist import VersionedState
 from ._targets import in_fit_order, target_classes

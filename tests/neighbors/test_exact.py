@@ -85,16 +85,16 @@ def test_the_memory_a_search_keeps_serves_the_next_and_never_two_at_once(rng, mo
     # never one over _KEEP_BYTES; a search run by a progress listener during another (in the
     # same thread) gets memory of its own: both answers equal the twin's
     import mlneighbors
-    import mlneighbors.neighbors._exact as exact
+    import mlneighbors.neighbors._threads as threads
 
     X, Q = tricky_data(rng, 400, 6), tricky_data(rng, 90, 6)
     X2, Q2 = tricky_data(rng, 300, 5), tricky_data(rng, 70, 5)
     index, other = ExactIndex(n_jobs=1).build(X), ExactIndex(n_jobs=1).build(X2)
     index.query(Q, 5)
-    first = exact._kept.__dict__.get(0)
+    first = threads._kept.__dict__.get(0)
     assert first is not None and first.nbytes >= 90 * 400 * 4
     index.query(Q, 5)
-    assert exact._kept.__dict__.get(0) is first  # the same memory again
+    assert threads._kept.__dict__.get(0) is first  # the same memory again
     inner: list = []
 
     def listener(event):  # a search inside the search (once: its own events come here too)
@@ -108,15 +108,15 @@ def test_the_memory_a_search_keeps_serves_the_next_and_never_two_at_once(rng, mo
     for result, twin in ((got, twin_kneighbors(X, Q, 5)), (inner[0], twin_kneighbors(X2, Q2, 4))):
         np.testing.assert_array_equal(result[1], twin[1])
         np.testing.assert_array_equal(result[0], twin[0])
-    taken = exact._scratch(0, (10, 20), np.dtype(np.float32))  # out of the slot while in use
-    again = exact._scratch(0, (10, 20), np.dtype(np.float32))
+    taken = threads.scratch(0, (10, 20), np.dtype(np.float32))  # out of the slot while in use
+    again = threads.scratch(0, (10, 20), np.dtype(np.float32))
     assert np.shares_memory(taken, first) and not np.shares_memory(taken, again)
-    exact._keep(0, taken)
-    assert np.shares_memory(exact._scratch(0, (5, 8), np.dtype(np.float64)), first)
-    monkeypatch.setattr(exact, "_KEEP_BYTES", 1000)  # larger blocks: given back at the end
-    exact._kept.__dict__.clear()
+    threads.keep(0, taken)
+    assert np.shares_memory(threads.scratch(0, (5, 8), np.dtype(np.float64)), first)
+    monkeypatch.setattr(threads, "_KEEP_BYTES", 1000)  # larger blocks: given back at the end
+    threads._kept.__dict__.clear()
     index.query(Q, 5)
-    assert 0 not in exact._kept.__dict__
+    assert 0 not in threads._kept.__dict__
 
 
 @pytest.mark.parametrize("scale", [1e-150, 1e-30, 1e30, 1e100])
@@ -477,7 +477,7 @@ def offset_data(rng, n, d, *, integer):
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_rows_far_from_the_origin_agree_with_the_loop_twin(rng, precision, integer, dtype):
     from mlneighbors.neighbors import loo_kneighbors
-    from mlneighbors.neighbors._base import search
+    from mlneighbors.neighbors._protocol import search
 
     X = offset_data(rng, 157, 7, integer=integer).astype(dtype)
     Q = tricky_queries(rng, X - X.mean(axis=0), 41) + X.mean(axis=0)
@@ -588,8 +588,8 @@ def test_a_zero_query_among_rows_of_one_norm(rng, metric, dtype, monkeypatch):
     # bits, so its candidates are all the rows; their distances come from a cached look-up,
     # the same numbers as the pair distances, bit for bit
     from mlneighbors.neighbors import loo_kneighbors
-    from mlneighbors.neighbors._base import search
     from mlneighbors.neighbors._distance import Reference
+    from mlneighbors.neighbors._protocol import search
 
     X = np.abs(rng.standard_normal((300, 12)))
     X /= np.linalg.norm(X, axis=1)[:, None]
@@ -673,8 +673,8 @@ def test_build_in_shares_of_rows_is_the_serial_build(rng, monkeypatch, kind):
     serial = ExactIndex(n_jobs=1).build(X)
     monkeypatch.setattr(exact, "_PARALLEL_BUILD", 1)
     shares = []
-    row_shares = exact._row_shares
-    monkeypatch.setattr(exact, "_row_shares", lambda n, t: shares.append(t) or row_shares(n, t))
+    row_shares = exact.row_shares
+    monkeypatch.setattr(exact, "row_shares", lambda n, t: shares.append(t) or row_shares(n, t))
     parallel = ExactIndex(n_jobs=2).build(X)
     assert shares == ([2, 1] if kind == "sparse" else [2])  # sparse rows: their densified copy only
     for a, b in [(serial._Xa, parallel._Xa), (serial._model.row_sq, parallel._model.row_sq)]:

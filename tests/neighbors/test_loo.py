@@ -283,7 +283,7 @@ def _run_pipeline(n_blocks, shares, n_threads, fail=None):
     import threading
     import time
 
-    from mlneighbors.neighbors._exact import _pipeline
+    from mlneighbors.neighbors._threads import pipeline
 
     log, lock = [], threading.Lock()
 
@@ -299,7 +299,7 @@ def _run_pipeline(n_blocks, shares, n_threads, fail=None):
     def release(j):
         log.append(("end", "release", j))  # under the scheduler's lock
 
-    _pipeline(n_blocks, shares, lambda i, c0, c1: job("gemm", i, c0, c1), lambda i: job("select", i), release,
+    pipeline(n_blocks, shares, lambda i, c0, c1: job("gemm", i, c0, c1), lambda i: job("select", i), release,
               n_threads)
     return log
 
@@ -307,9 +307,9 @@ def _run_pipeline(n_blocks, shares, n_threads, fail=None):
 @pytest.mark.parametrize("n_threads", [2, 3])
 @pytest.mark.parametrize("ahead", [1, 2])
 def test_pipeline_selects_a_block_only_once_its_products_are_in(monkeypatch, n_threads, ahead):
-    import mlneighbors.neighbors._exact as exact
+    import mlneighbors.neighbors._threads as threads
 
-    monkeypatch.setattr(exact, "_AHEAD", ahead)
+    monkeypatch.setattr(threads, "AHEAD", ahead)
     n_blocks = 7
     shares = [(i, c, c + 1) for i in range(n_blocks) for c in range(i, n_blocks)]  # fewer as blocks go
     log = _run_pipeline(n_blocks, shares, n_threads)
@@ -329,8 +329,8 @@ def test_pipeline_selects_a_block_only_once_its_products_are_in(monkeypatch, n_t
         before = {entry[1:] for entry in log[:at] if entry[0] == "end"}
         if kind == "select":  # every share of the blocks up to it is done
             assert all(("gemm", *s) in before for s in shares if s[0] <= i)
-        else:  # the GEMMs run at most _AHEAD blocks ahead of the first block not selected
-            assert all(("select", j) in before for j in range(i - exact._AHEAD))
+        else:  # the GEMMs run at most AHEAD blocks ahead of the first block not selected
+            assert all(("select", j) in before for j in range(i - threads.AHEAD))
     # a selection starts beside another only where no GEMM share could run instead
     running = set()
     for at, (what, kind, i, *_) in enumerate(log):
@@ -340,7 +340,7 @@ def test_pipeline_selects_a_block_only_once_its_products_are_in(monkeypatch, n_t
             started = {entry[1:] for entry in log[:at] if entry[0] == "start"}
             selected = {entry[2] for entry in log[:at] if entry[0] == "end" and entry[1] == "select"}
             low = min(set(range(n_blocks)) - selected)
-            assert all(("gemm", *s) in started for s in shares if s[0] <= low + exact._AHEAD)
+            assert all(("gemm", *s) in started for s in shares if s[0] <= low + threads.AHEAD)
         (running.add if what == "start" else running.discard)(i)
 
 

@@ -126,7 +126,7 @@ def test_resolve_backend_plain_objects():
 
 
 def test_the_registry_imports_a_backend_when_it_is_looked_up():
-    from mlneighbors.neighbors._registry import _Registry
+    from mlneighbors.neighbors._backend_registry import _Registry
 
     registry = _Registry({"json-decoder": "json:JSONDecoder", "exact": "._exact:ExactIndex"})
     assert list(registry) == ["json-decoder", "exact"] and len(registry) == 2
@@ -140,7 +140,8 @@ def test_the_registry_imports_a_backend_when_it_is_looked_up():
 
 def _imports_of_the_neighbors_package():
     """module -> the modules of mlneighbors.neighbors it imports, and the functions that import
-    one of them (read from the source, not run)."""
+    one of them (read from the source, not run); a subpackage's modules by their dotted name
+    (``_approximate._faiss``), the subpackage's ``__init__`` by the subpackage's."""
     import ast
     from pathlib import Path
 
@@ -148,17 +149,30 @@ def _imports_of_the_neighbors_package():
 
     root = Path(package.__file__).parent
     graph, hidden = {}, []
-    for path in sorted(root.glob("_*.py")):
+    for path in sorted(root.rglob("*.py")):
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        if parts == ["__init__"]:
+            continue
+        is_init = parts[-1] == "__init__"
+        name = ".".join(parts[:-1] if is_init else parts)
+        where = parts[:-1]  # the package the module's relative imports start from
         tree = ast.parse(path.read_text())
-        graph[path.stem] = set()
+        graph[name] = set()
         functions = [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
         inside = {id(n) for f in functions for n in ast.walk(f) if n is not f}
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.level == 1:  # from ._x import ... / from . import _x
-                names = [node.module] if node.module else [alias.name for alias in node.names]
-                graph[path.stem].update(names)
-                if id(node) in inside:
-                    hidden.append(f"{path.stem} imports {names} inside a function (line {node.lineno})")
+            if not (isinstance(node, ast.ImportFrom) and node.level >= 1):
+                continue
+            if node.level > len(where) + 1:
+                continue  # above mlneighbors.neighbors: not one of its modules
+            base = where[: len(where) - (node.level - 1)]
+            if node.module:  # from ._x import ... / from .._x import ...
+                names = [".".join([*base, node.module])]
+            else:  # from . import _x
+                names = [".".join([*base, alias.name]) for alias in node.names]
+            graph[name].update(names)
+            if id(node) in inside:
+                hidden.append(f"{name} imports {names} inside a function (line {node.lineno})")
     return graph, hidden
 
 
@@ -180,5 +194,6 @@ def test_no_import_circle_and_none_hidden_in_a_function():
     for module in graph:
         if module not in state:
             visit(module, [module])
-    assert {"_dask", "_registry", "_auto", "_cache"} <= set(graph)
-    assert "_dask" not in graph["_registry"] and "_registry" in graph["_dask"]
+    assert {"_dask", "_backend_registry", "_auto", "_cache", "_approximate._faiss"} <= set(graph)
+    assert "_dask" not in graph["_backend_registry"] and "_backend_registry" in graph["_dask"]
+    assert "_approximate._shared" in graph["_approximate._faiss"]

@@ -640,8 +640,8 @@ def test_a_saved_union_holds_its_codes_and_one_saved_with_a_float32_graph_still_
 
 def test_builds_and_searches_report_their_progress(monkeypatch):
     pytest.importorskip("hnswlib")
-    monkeypatch.setattr(_approximate, "_BUILD_BLOCK", 500)
-    monkeypatch.setattr(_approximate, "_QUERY_BLOCK", 400)
+    monkeypatch.setattr(_approximate._hnswlib, "_BUILD_BLOCK", 500)
+    monkeypatch.setattr(_approximate._shared, "_QUERY_BLOCK", 400)
     X = clustered(2000)
     events = []
     with listen(events.append):

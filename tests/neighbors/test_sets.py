@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from mlneighbors.neighbors import ExactIndex, loo_kneighbors
-from mlneighbors.neighbors._base import search
+from mlneighbors.neighbors._protocol import search
 
 from ._twins import tricky_data, tricky_queries, twin_kneighbors
 
@@ -130,7 +130,7 @@ def test_models_that_count_predict_the_same_from_sets(rng, monkeypatch, model, p
 
 def test_auto_forwards_sets_to_the_exact_search_it_picked(rng):
     from mlneighbors.neighbors import get_index
-    from mlneighbors.neighbors._base import answers_sets
+    from mlneighbors.neighbors._protocol import answers_sets
 
     X = tricky_data(rng, 200, 5)
     index = get_index("auto").build(X)

@@ -165,13 +165,13 @@ def test_stored_rows_equal_scipy(rng, shape):
 
 @pytest.mark.parametrize("step", [1, 7, 1000])
 def test_column_counts_equal_count_nonzero(rng, step):
-    from mlneighbors.neighbors._exact import _row_shares
     from mlneighbors.neighbors._proxy import column_nonzeros
+    from mlneighbors.neighbors._threads import row_shares
 
     X = np.where(rng.random((50, 13)) < 0.3, rng.standard_normal((50, 13)), 0.0)
     X[:, 4] = 0.0
     want = np.count_nonzero(X, axis=0)
-    for rows in (None, _row_shares(50, 3)):
+    for rows in (None, row_shares(50, 3)):
         np.testing.assert_array_equal(column_nonzeros(X, step, rows), want)
     np.testing.assert_array_equal(column_nonzeros(sp.csr_matrix(X), step), want)
 

@@ -87,7 +87,7 @@ def test_query_before_build():
 
 def test_search_of_validated_rows_is_the_query(rng):
     from mlneighbors.neighbors import NeighborCache
-    from mlneighbors.neighbors._base import search
+    from mlneighbors.neighbors._protocol import search
 
     X = rng.normal(size=(60, 4))
     Q = rng.normal(size=(9, 4))

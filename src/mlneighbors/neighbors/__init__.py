@@ -57,7 +57,7 @@ rule makes the order total), so a sweep over k searches once:
 
 from ._approximate import FaissHNSWIndex, FaissIVFIndex, FaissUnionIndex, HnswlibIndex, PyNNDescentIndex
 from ._auto import AutoIndex, crossover, exact_costs, exact_costs_file
-from ._base import METRICS, BaseIndex, NeighborIndex, check_result
+from ._backend_registry import BACKENDS, get_index, resolve_backend
 from ._cache import NeighborCache
 from ._capabilities import Capabilities, get_capabilities
 from ._check import check_index
@@ -66,7 +66,7 @@ from ._distance import check_scale
 from ._exact import ExactIndex
 from ._labels import LabelRestrictedIndex
 from ._loo import drop_self, loo_kneighbors
-from ._registry import BACKENDS, get_index, resolve_backend
+from ._protocol import METRICS, BaseIndex, NeighborIndex, check_result
 from ._sharded import ShardedIndex, merge_kneighbors
 from ._torch import TorchIndex
 from ._window import PCAWindowIndex, window_starts

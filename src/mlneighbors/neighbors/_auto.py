@@ -3,10 +3,10 @@
 A model's ``fit`` is a leave-one-out search over its n training rows.  The exact engine does
 n^2 d work; an HNSW graph is built and searched in about n log n d (somewhat more at a fixed
 recall: the calibrated search breadth grows with n).  ``choose_backend``
-compares the two by cost models: the approximate ones measured on this package's benchmark
-(``benchmarks/scale.py --tune crossover``: label-mixture embeddings, k = 10, a 2-core AMD EPYC
-with AVX2; the measurements are in the docs' neighbour-search page), the exact one with its two
-costs measured on the machine that runs (``exact_costs``, cached), and picks:
+compares the two by cost models: the approximate ones fitted by this package's benchmark
+(``benchmarks/scale.py --tune crossover``; the measurements and the machine are in the
+neighbour-search guide), the exact one with its two costs measured on the machine that runs
+(``exact_costs``, cached), and picks:
 
 - ``"exact"`` for a metric the approximate libraries do not search (manhattan), for sparse
   rows (CSR with less than ``SPARSE_DENSITY`` of its cells stored: text, where the exact
@@ -15,8 +15,8 @@ costs measured on the machine that runs (``exact_costs``, cached), and picks:
 - else the installed backend of ``APPROXIMATE`` with the lowest estimate, calibrated to
   ``recall``: ``"faiss-union"``, the one search measured without a tail (no query losing
   most of its neighbours) on clustered embeddings as on the label mixture; faiss HNSW alone
-  and hnswlib are faster but lose 1-4 % of the queries there, so ``"auto"`` does not pick
-  them (issue 29; their cost models stay for comparison).  A library that is installed but
+  and hnswlib are faster but lose some of the queries there (see the neighbour-search guide),
+  so ``"auto"`` does not pick them (issue 29; their cost models stay for comparison).  A library that is installed but
   fails to import (a wheel built for another CPU, a missing shared library) counts as absent:
   the exact search, with the import's error in the reason.
 
@@ -37,12 +37,12 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from ._base import BaseIndex, _search, answers_sets, check_positive_int, check_recall, resolve_n_jobs
+from ._backend_registry import BACKENDS, get_index
 from ._capabilities import Capabilities, get_capabilities
-from ._exact import _blas_single_thread, sparse_product_ns
+from ._exact import sparse_product_ns
 from ._loo import loo_kneighbors
+from ._protocol import BaseIndex, _search, answers_sets, check_positive_int, check_recall, resolve_n_jobs
 from ._proxy import column_nonzeros
-from ._registry import BACKENDS, get_index
 from ._select import (
     group_minima,
     group_survivors,
@@ -52,6 +52,7 @@ from ._select import (
     survivor_limit,
     survivors,
 )
+from ._threads import blas_single_thread
 
 __all__ = ["APPROXIMATE", "AutoIndex", "Choice", "choose_backend", "crossover", "exact_costs", "exact_costs_file",
            "exact_seconds", "approximate_seconds"]
@@ -71,9 +72,9 @@ APPROXIMATE_METRICS = ("euclidean", "cosine")
 # (benchmarks/scale.py --tune crossover fits both to whole searches; the tests force a choice)
 _NS_EXACT_MAC: float | None = None
 _NS_EXACT_ENTRY: float | None = None
-#: the two as fitted on a 2-core AMD EPYC with AVX-512 (benchmarks/scale.py --tune crossover),
-#: where faiss-union's model was fitted: the docs' crossover is computed with them (a 2-core AMD
-#: EPYC with AVX2 fitted 0.02875 and 3.125)
+#: the two as fitted by benchmarks/scale.py --tune crossover on the machine where faiss-union's
+#: model was fitted: the docs' crossover is computed with them (the machine and the fits of
+#: others: the neighbour-search guide)
 FITTED_EXACT_COSTS = (0.01727, 1.32)
 #: the shape of the measurement: one block of the engine (queries x indexed rows x features)
 _PROBE_BLOCK = (1024, 8192, 128)
@@ -146,13 +147,13 @@ def exact_costs() -> tuple[float, float]:
     ``n^2 (mac (d + 1) + entry) / threads`` nanoseconds with them (dense rows), and compares
     that with an approximate index's cost model: they place its :func:`crossover`.
 
-    Measured (about 0.1 s, :func:`measure_exact_costs`) and kept for the process and in the
+    Measured (about 0.1 s, ``measure_exact_costs``) and kept for the process and in the
     per-user cache (:func:`exact_costs_file`), keyed by the CPU, the
     number of CPUs, NumPy and its BLAS: the GEMM's speed differs by 2x between CPUs (AVX2,
     AVX-512) and the selection's by as much, so constants fitted on one machine misplace the
-    crossover on another.  The first :data:`COST_MEASUREMENTS` processes each measure and add
-    theirs; the fastest of those kept counts (one measurement taken while the machine was busy
-    read a GEMM 1.4-1.6x slower than two later ones on the same one).  A number set in
+    crossover on another.  The first ``COST_MEASUREMENTS`` (3) processes each measure and add
+    theirs; the fastest of those kept counts (a measurement taken while the machine is busy
+    reads the GEMM slower than it is).  A number set in
     ``_NS_EXACT_MAC`` or ``_NS_EXACT_ENTRY`` overrides the measurement.
 
     Returns
@@ -202,7 +203,7 @@ def measure_exact_costs(*, repeats: int = 3) -> tuple[float, float]:
     P = np.empty((rows, n), dtype=np.float32)
     mask = np.empty((rows, n), dtype=bool)
     gemm, select = np.inf, np.inf
-    with _blas_single_thread():
+    with blas_single_thread():
         for _ in range(repeats):
             start = time.perf_counter()
             np.matmul(Q, X.T, out=P)
@@ -411,8 +412,8 @@ def crossover(n_features: int, *, n_threads: int | None = None) -> int:
     ``"faiss-union"``'s fit (n^1.3, fitted on the benchmark's machine): below the crossover it
     runs the exact search, from it on the approximate index (with faiss installed; without
     it, the exact search, and the command line says what to install).  The crossover differs
-    between machines as their exact costs do: about 66,000 rows at d = 128 on the docs' 2-core
-    AMD EPYC with AVX-512, 93,000 on an Intel Xeon whose exact search is faster.
+    between machines as their exact costs do (the measured ones: see the neighbour-search
+    guide).
 
     Parameters
     ----------

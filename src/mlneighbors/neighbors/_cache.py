@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ._base import check_k
+from ._backend_registry import resolve_backend
 from ._capabilities import Capabilities, get_capabilities
-from ._registry import resolve_backend
+from ._protocol import check_k
 
 __all__ = ["NeighborCache", "fingerprint"]
 

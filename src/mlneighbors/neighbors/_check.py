@@ -28,9 +28,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ._base import unbuilt_copy
 from ._capabilities import METRICS, get_capabilities
 from ._loo import loo_kneighbors
+from ._protocol import unbuilt_copy
 
 __all__ = ["check_index"]
 

@@ -45,12 +45,12 @@ import scipy.sparse as sp
 
 from .._config import block_rows, get_config
 from .._progress import task
-from ._base import BaseIndex, check_data, check_positive_int, import_optional, is_dask_array, unbuilt_copy
+from ._backend_registry import BACKENDS, resolve_backend
 from ._capabilities import METRICS, Capabilities, get_capabilities
 from ._exact import ExactIndex
 from ._loo import drop_self
+from ._protocol import BaseIndex, check_data, check_positive_int, import_optional, is_dask_array, unbuilt_copy
 from ._recall import RECALL_SAMPLE, low_recall_share, sample_rows, tie_aware_recall, tie_aware_recalls
-from ._registry import BACKENDS, resolve_backend
 from ._sharded import merge_kneighbors
 
 __all__ = ["DaskIndex", "is_dask_array"]
@@ -338,7 +338,7 @@ class DaskIndex(BaseIndex):
     lost worker is recovered from.  Queries are split into blocks sized from the working
     memory (the query rows plus the lists that one merge holds).  ``query`` returns NumPy
     arrays, as every index; an estimator's ``predict`` on a dask array is lazy instead (see
-    ``mlneighbors._dask``).
+    ``mlneighbors._dask_estimators``).
 
     A built index holds futures: copies made by ``pickle`` (a model sent to a worker) refer
     to the same shards while the original index exists, and search from inside a task with

@@ -51,11 +51,7 @@ re-ranking is needed: the first k by (proxy, index) are taken directly.  Binary 
 
 from __future__ import annotations
 
-import math
-import os
 import threading
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar
 
 import numpy as np
@@ -63,9 +59,9 @@ import scipy.sparse as sp
 
 from .._config import CACHE_BYTES, working_memory_bytes
 from .._progress import task
-from ._base import BaseIndex, canonical_rows, check_positive_int, resolve_n_jobs
 from ._capabilities import Capabilities
 from ._distance import Matrix, Reference
+from ._protocol import BaseIndex, canonical_rows, check_positive_int, resolve_n_jobs
 from ._proxy import Bounds, ProxyModel, QueryTerms, U, column_nonzeros, gemm_dtype, is_integral, rerank
 from ._select import (
     SURVIVOR_BYTES,
@@ -82,6 +78,7 @@ from ._select import (
     survivor_limit,
     survivors,
 )
+from ._threads import AHEAD, keep, on_workers, pipeline, row_shares, scratch
 
 __all__ = ["ExactIndex"]
 # a block holds at most this many proxy values (32 MiB in float32): the GEMM output then
@@ -130,43 +127,6 @@ _STREAM_QUERIES = _MAX_BLOCK_ELEMENTS // _TILE_ROWS
 # are computed once for both: B (B + 1) / 2 of the B^2 products)
 _LOO_MIN_BLOCK = 512
 _LOO_BLOCKS = 12
-# the GEMMs of a search on the workers (``_pipeline``) run at most this many blocks ahead of
-# its selection
-_AHEAD = 1
-
-# each thread keeps the memory of its searches' proxy block and mask (the largest so far, up
-# to this many bytes each) for its next one: a search's large arrays freed at its end are given
-# back to the system when they top the heap, and faulted in again, page by page, by the next
-# search (a virtual machine pays several microseconds a page: scene's ML-kNN fit and predict
-# 2,700 page faults and 15.5 ms, kept 0 and 12.2 ms)
-_KEEP_BYTES = 1 << 24
-_kept = threading.local()
-
-_controller_lock = threading.Lock()
-_controller: Any = None
-_pools: dict[tuple[int, int], ThreadPoolExecutor] = {}
-
-
-def _thread_pool(n_threads: int) -> ThreadPoolExecutor:
-    """A process-wide pool of worker threads, reused across queries (starting threads costs
-    about a millisecond, as much as a small query); recreated after a fork."""
-    key = (os.getpid(), n_threads)
-    with _controller_lock:
-        if key not in _pools:
-            _pools[key] = ThreadPoolExecutor(n_threads, thread_name_prefix="mlneighbors")
-        return _pools[key]
-
-
-def _blas_single_thread() -> Any:
-    """A context manager limiting the BLAS to one thread (the workers run in parallel)."""
-    global _controller
-    from threadpoolctl import ThreadpoolController
-
-    with _controller_lock:
-        if _controller is None:
-            _controller = ThreadpoolController()  # scanning the loaded libraries is slow: once
-    return _controller.limit(limits=1, user_api="blas")
-
 
 def exact_first_k(
     cand: tuple[np.ndarray, np.ndarray, np.ndarray], k: int, bounds: Bounds, c0: int, c1: int
@@ -176,131 +136,6 @@ def exact_first_k(
     r, c, v = cand
     pos = first_k(row_starts(r, c1 - c0), k)
     return bounds.from_proxy(v[pos], c0 + r[pos]), c[pos]
-
-
-def _pipeline(
-    n_blocks: int, shares: list[tuple[int, int, int]], products: Callable[[int, int, int], None],
-    select: Callable[[int], None], release: Callable[[int], None], n_threads: int
-) -> None:
-    """Blocks of a search on ``n_threads`` workers: each block's GEMM in shares (``shares``:
-    ``(block, c0, c1)`` in block order; ``products(i, c0, c1)`` on one BLAS thread), and its
-    selection (``select(i)``) once the products of every block up to it are in, one block at a
-    time; ``release(i)`` once the selections of every block up to it are done.
-
-    One selection at a time where there is GEMM work beside it, because the selection is many
-    short NumPy calls, each giving the interpreter's lock up and taking it back: two threads
-    selecting at once hand the lock to each other at every call and gain little (the
-    selections of yahoo-science's leave-one-out: 1.2x on two threads), while a GEMM holds no
-    lock for milliseconds.  So one worker selects while the others compute the next blocks'
-    products, at most ``_AHEAD`` blocks ahead of the first block not selected yet (the memory
-    they write stays bounded); where no GEMM is left to do, another selection runs beside
-    (the last blocks' products take less time than their selections).
-    """
-    cond = threading.Condition()
-    left = [0] * n_blocks  # GEMM shares not done, by block
-    for i, _, _ in shares:
-        left[i] += 1
-    done = [False] * n_blocks  # selections done
-    # the next share and selection to hand out, the blocks whose products are all in, the first
-    # block not selected yet, the selections running
-    state = {"share": 0, "select": 0, "ready": 0, "low": 0, "running": 0, "failed": False}
-
-    def fail() -> None:  # an error in a worker or the caller: the others end early
-        with cond:
-            state["failed"] = True
-            cond.notify_all()
-
-    def next_job() -> tuple[int, int, int] | int | None:
-        # under the condition's lock: a selection once its products are in (a second one at
-        # once only where no GEMM is left to do: better than waiting), else a GEMM share
-        while not state["failed"] and state["select"] < n_blocks:
-            g = state["share"]
-            gemm = g < len(shares) and shares[g][0] <= state["low"] + _AHEAD
-            if state["ready"] > state["select"] and (not state["running"] or not gemm):
-                state["running"] += 1
-                state["select"] += 1
-                return state["select"] - 1
-            if gemm:
-                state["share"] = g + 1
-                return shares[g]
-            cond.wait()
-        return None
-
-    def worker() -> None:
-        while True:
-            with cond:
-                job = next_job()
-            if job is None:
-                return
-            try:
-                if isinstance(job, int):
-                    select(job)
-                else:
-                    products(*job)
-            except BaseException:
-                fail()
-                raise
-            with cond:
-                if isinstance(job, int):
-                    state["running"] -= 1
-                    done[job] = True
-                    while state["low"] < n_blocks and done[state["low"]]:
-                        release(state["low"])
-                        state["low"] += 1
-                else:
-                    left[job[0]] -= 1
-                    while state["ready"] < n_blocks and left[state["ready"]] == 0:
-                        state["ready"] += 1
-                cond.notify_all()
-
-    _on_workers(worker, n_threads, fail)
-
-
-def _on_workers(worker: Callable[[], None], n_threads: int, stop: Callable[[], None]) -> None:
-    """``worker()`` on ``n_threads`` threads of the pool, each with a one-thread BLAS, until every
-    one returns; on an error or Ctrl-C in the caller, ``stop()`` (the workers end early) and
-    the error raised again."""
-    pool = _thread_pool(n_threads)
-    with _blas_single_thread():
-        futures = [pool.submit(worker) for _ in range(n_threads)]
-        try:
-            for future in futures:
-                future.result()
-        except BaseException:  # do not leave the workers computing
-            stop()
-            raise
-
-
-def _scratch(slot: int, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
-    """An array of ``shape`` and ``dtype`` (contents left open) for a search in this thread: on
-    the memory this thread's searches kept in ``slot`` (``_keep``: the largest so far) where it
-    is large enough, else new.  Taken out of the slot while in use: a search within a search (a
-    progress listener's) gets its own."""
-    nbytes = math.prod(shape) * np.dtype(dtype).itemsize
-    memory = _kept.__dict__.pop(slot, None)
-    if memory is None or memory.nbytes < nbytes:
-        memory = np.empty(max(nbytes, 1), dtype=np.uint8)
-    return memory[:nbytes].view(dtype).reshape(shape)
-
-
-def _keep(slot: int, array: np.ndarray | None) -> None:
-    """Keep the memory of a ``_scratch`` array in this thread's ``slot`` for its next search,
-    up to ``_KEEP_BYTES``."""
-    while array is not None and array.base is not None:
-        array = array.base
-    if array is not None and array.nbytes <= _KEEP_BYTES:
-        _kept.__dict__[slot] = array
-
-
-def _row_shares(n: int, n_threads: int) -> Callable[[Callable[[int, int], Any]], list[Any]]:
-    """``shares(fn)``: ``fn(a, b)`` on ``n_threads`` contiguous shares of the rows ``0:n``, in the
-    worker threads (one share: in the caller's), the results in row order."""
-    step = -(-n // max(1, n_threads))
-    spans = [(a, min(a + step, n)) for a in range(0, n, step)] or [(0, 0)]
-    if len(spans) == 1:
-        return lambda fn: [fn(*spans[0])]
-    pool = _thread_pool(n_threads)
-    return lambda fn: [future.result() for future in [pool.submit(fn, a, b) for a, b in spans]]
 
 
 def sparse_product_ns(counts: np.ndarray, n: int, f: float = 1.0) -> float:
@@ -466,8 +301,8 @@ class ExactIndex(BaseIndex):
             return
         # large data: the build's passes over the rows in the worker threads, each its share of
         # them (sparse rows: their densified copy; the passes over their stored values are short)
-        shares = _row_shares(n, self._n_threads if n * d >= _PARALLEL_BUILD else 1)
-        rows = _row_shares(n, 1) if sp.issparse(X) else shares
+        shares = row_shares(n, self._n_threads if n * d >= _PARALLEL_BUILD else 1)
+        rows = row_shares(n, 1) if sp.issparse(X) else shares
         # slices of rows small enough to stay in the cache (a large temporary is page-faulted in)
         step = max(1, min(self._budget, _BUILD_SLICE_BYTES) // (8 * max(d, 1)))
         counts = column_nonzeros(X, step, rows)
@@ -577,9 +412,9 @@ class ExactIndex(BaseIndex):
         def worker() -> None:
             # one proxy block and one mask per worker, reused: fresh large arrays would be
             # page-faulted in on every block (expensive, especially in a virtual machine), and
-            # kept by the thread for its next search (``_scratch``)
+            # kept by the thread for its next search (``scratch``)
             buffers: list[np.ndarray | None] = [
-                None if self._strategy == "pairwise" else _scratch(0, (rows, _TILE_ROWS if stream else n), self._dtype),
+                None if self._strategy == "pairwise" else scratch(0, (rows, _TILE_ROWS if stream else n), self._dtype),
                 None,  # the mask, made when a block needs it (many ties)
             ]
             try:
@@ -593,12 +428,12 @@ class ExactIndex(BaseIndex):
                     progress.advance(min(a + rows, nq) - a)
             finally:
                 for slot, array in enumerate(buffers):
-                    _keep(slot, array)
+                    keep(slot, array)
 
         # the blocks done are told to the progress listener, if any (mlneighbors._progress)
         with task("neighbour search", total=nq, unit="rows") as progress:
             if n_threads > 1 and nq > rows:
-                _on_workers(worker, n_threads, stop.set)
+                on_workers(worker, n_threads, stop.set)
             else:
                 worker()
         return dist, idx
@@ -622,7 +457,7 @@ class ExactIndex(BaseIndex):
         products wrote every entry twice more: 14 % of the threads' time in corel16k001's fit
         and predict); cosine, ``-2 x_i.x_j`` is the proxy of both already.  Then block I is
         selected and re-ranked as a block of queries is, on the workers beside the next block's
-        GEMMs (``_pipeline``).  The answer is the engine's own (the first m by reference
+        GEMMs (``pipeline``).  The answer is the engine's own (the first m by reference
         distance and row), whatever the proxy's rounding.
 
         None (the plain search answers) for a subset of rows, rows not as validation leaves
@@ -644,7 +479,7 @@ class ExactIndex(BaseIndex):
         width = self._Xa.shape[1] - model.extra  # the columns kept (``_support``)
         # the products kept at most: while block I is selected, those of the blocks up to I + ahead
         # (their GEMMs may be done) with every block J >= I
-        ahead = _AHEAD if n_threads > 1 else 0
+        ahead = AHEAD if n_threads > 1 else 0
         nb = len(blocks)
         most_kept = max(sum(min(j, i + ahead) + 1 for j in range(i, nb)) for i in range(nb)) * size * size * itemsize
         if len(blocks) < 3 or most_kept + n * (width + 2) * itemsize + n_threads * rest > self._budget:
@@ -716,7 +551,7 @@ class ExactIndex(BaseIndex):
                 # than one of 238)
                 shares = [(i, c, min(c + -(-(n - i0) // n_threads), n))
                           for i, i0 in enumerate(blocks) for c in range(i0, n, -(-(n - i0) // n_threads))]
-                _pipeline(len(blocks), shares, products, select, release, n_threads)
+                pipeline(len(blocks), shares, products, select, release, n_threads)
         return dist, idx
 
     def _search_block(
@@ -840,7 +675,7 @@ class ExactIndex(BaseIndex):
             chunks = [((0, P.shape[0]), sort_entries(*found, n))]
         else:  # a large part of the rows tie: one mask, its survivors in chunks of rows
             if buffers[1] is None or buffers[1].shape[0] < P.shape[0] or buffers[1].shape[1] != n:
-                buffers[1] = _scratch(1, P.shape, np.dtype(bool))
+                buffers[1] = scratch(1, P.shape, np.dtype(bool))
             mask = np.less_equal(P, thr[:, None], out=buffers[1][: P.shape[0]])
             chunks = (((c0, c1), survivors(mask[c0:c1], P[c0:c1])) for c0, c1 in survivor_chunks(mask, budget))
         for (c0, c1), cand in chunks:

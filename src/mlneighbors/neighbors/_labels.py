@@ -39,10 +39,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._config import block_rows
-from ._base import check_result, unbuilt_copy
 from ._capabilities import get_capabilities
 from ._distance import normalize_rows
 from ._loo import drop_self
+from ._protocol import check_result, unbuilt_copy
 
 __all__ = ["LabelRestrictedIndex"]
 

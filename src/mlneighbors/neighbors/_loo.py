@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import _search, answers_sets, check_k, check_result, check_rows
+from ._protocol import _search, answers_sets, check_k, check_result, check_rows
 
 __all__ = ["drop_self", "loo_kneighbors"]
 

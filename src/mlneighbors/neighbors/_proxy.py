@@ -176,7 +176,7 @@ class ProxyModel:
         smaller (:func:`_center_of`); the caller multiplies ``scaled_rows`` and queries
         through :meth:`shifted`.
     rows : callable, default=None
-        Runs a pass over the rows in shares (``ExactIndex``'s ``_row_shares``); None: at once.
+        Runs a pass over the rows in shares (``ExactIndex``'s ``row_shares`` of ``_threads``); None: at once.
     stored : csr_matrix, default=None
         Dense ``X`` as CSR (float64; cosine: ``ref.X``'s), when the caller has it: the passes
         over the rows read its stored values (the center, if any, is still taken from ``X``).

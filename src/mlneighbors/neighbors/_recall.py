@@ -42,11 +42,11 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .._config import working_memory_bytes
-from ._base import is_dask_array
 from ._capabilities import get_capabilities
 from ._distance import Reference
 from ._exact import ExactIndex
 from ._loo import loo_kneighbors
+from ._protocol import is_dask_array
 
 __all__ = ["DEFAULT_RECALL", "LOW_RECALL", "RECALL_SAMPLE", "calibrate", "estimate_recall", "estimate_recalls",
            "exact_loo", "low_recall_share", "mean_recall", "recall_error", "sample_rows", "tie_aware_hits",

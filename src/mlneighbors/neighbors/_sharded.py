@@ -16,8 +16,8 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
-from ._base import check_data, check_k, check_positive_int, check_result, unbuilt_copy
 from ._capabilities import Capabilities, get_capabilities
+from ._protocol import check_data, check_k, check_positive_int, check_result, unbuilt_copy
 
 __all__ = ["ShardedIndex", "merge_kneighbors"]
 

@@ -56,13 +56,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._config import working_memory_bytes
-from ._base import BaseIndex, import_optional
 from ._capabilities import Capabilities
 from ._distance import Matrix, Reference
-from ._exact import _thread_pool
+from ._protocol import BaseIndex, import_optional
 from ._proxy import EXACT_INT, Bounds, ProxyModel, QueryTerms, rerank
 from ._select import round_up
 from ._sharded import merge_kneighbors
+from ._threads import thread_pool
 from ._torch_plan import DevicePlan, candidates, choose_strategy, key_dtype, padded_width
 
 __all__ = ["TorchIndex"]
@@ -212,7 +212,7 @@ class TorchIndex(BaseIndex):
         For sparse CSR data: ``"densify"`` densifies every block of queries on the device for
         the dense GEMM; ``"sparse"`` keeps the queries sparse (torch's CSR product);
         ``"auto"`` picks by a cost model (stored values per row against the number of
-        features), measured on a CPU and on a GPU (an H200).
+        features; its measurements: see the neighbour-search guide).
 
     Attributes
     ----------
@@ -448,7 +448,7 @@ class TorchIndex(BaseIndex):
         # while this thread queues the next blocks on the device; a few blocks at most wait
         # (on the CPU device torch's own threads take the cores: one host thread)
         workers = plan.host_workers()
-        pool = _thread_pool(workers)
+        pool = thread_pool(workers)
         pending: deque[Future] = deque()
         for _, _, block in self._halving(torch, nq, rows, launch, "query row"):
             pending.append(pool.submit(self._finish, torch, shard, block, k, dist, idx))

@@ -29,7 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._config import working_memory_bytes
-from ._base import resolve_n_jobs
+from ._protocol import resolve_n_jobs
 
 __all__ = ["DevicePlan", "candidates", "choose_strategy", "key_dtype", "padded_width"]
 
@@ -50,9 +50,8 @@ HOST_WORKERS = 4
 EXTRA_CANDIDATES = 16
 #: cost model for sparse data (nanoseconds per proxy entry): the GEMM on densified rows per
 #: column of the padded inner dimension; torch's sparse CSR product per entry and per stored
-#: query value; measured with benchmarks/gpu.py, on a 2-core AMD EPYC ("cpu") and on one NVIDIA
-#: H200 ("cuda", torch 2.11 with CUDA 13: the imdb-shaped case took 0.77 s densified and 0.48 s
-#: with the CSR product, which this model now picks)
+#: query value; measured with benchmarks/gpu.py on a CPU ("cpu") and a GPU ("cuda"): the
+#: machines and the timings are in the neighbour-search guide
 COST: dict[str, dict[str, float] | None] = {
     "cuda": {"gemm": 4.0e-5, "sparse_entry": 3.2e-3, "sparse_value": 4.1e-4},
     "cpu": {"gemm": 0.04, "sparse_entry": 6.0, "sparse_value": 0.3},

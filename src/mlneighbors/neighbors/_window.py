@@ -19,9 +19,9 @@ import scipy.sparse as sp
 from sklearn.decomposition import PCA
 
 from .._config import block_rows
-from ._base import BaseIndex, check_positive_int
 from ._capabilities import Capabilities
 from ._distance import Matrix, normalize_rows
+from ._protocol import BaseIndex, check_positive_int
 from ._select import mask_entries
 
 __all__ = ["MAX_COMPONENTS", "PCAWindowIndex", "window_starts"]

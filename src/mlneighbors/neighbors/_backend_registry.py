@@ -15,8 +15,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .._backends import BACKEND_PATHS
-from ._base import BaseIndex, check_metric, unbuilt_copy
 from ._capabilities import METRICS, get_capabilities
+from ._protocol import BaseIndex, check_metric, unbuilt_copy
 
 __all__ = ["BACKENDS", "get_index", "resolve_backend"]
 

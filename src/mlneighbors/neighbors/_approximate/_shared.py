@@ -1,0 +1,398 @@
+"""The shared base of the approximate backends: re-ranking, the tie rule, the -1 repair, recall calibration.
+
+Each library is imported only when an index is built; a missing one raises ``ImportError``
+naming the extra to install.  Each adapter is normalised to the protocol the same way:
+
+- the library proposes k candidate rows per query (libraries differ: hnswlib and pynndescent
+  return ``(idx, dist)``, faiss and hnswlib squared L2, faiss pads with ``-1``, hnswlib raises
+  when ``ef`` is too small to find k);
+- the candidates' distances are recomputed in float64 by the same reference the exact index
+  uses, and each row is sorted by (distance, index): returned distances are true distances,
+  directly comparable with the exact backend's, and ties go to the lower index;
+- a row the library could not fill with k distinct valid rows (``-1`` padding, duplicates)
+  is answered exactly by brute force, so there is never ``-1`` padding.
+
+Recall
+------
+After the library's build, every adapter measures its **recall** (``recall_``): the tie-aware
+recall@k of leave-one-out queries of a seeded sample of the indexed rows
+(:data:`~mlneighbors.neighbors._recall.RECALL_SAMPLE` = 1,000 rows, ``recall_rows_``; where
+rows are held out as new queries, a fifth of the rows below 5,000 and every row below 100)
+against the exact leave-one-out neighbours of the same rows (``_recall``), and, per row of the same sample, the
+share of rows whose recall@k is below one half (``low_recall_share_``: a mean hides a few
+queries with every neighbour wrong).  The adapters that hold rows out as new queries measure
+both for them too (``query_recall_``, ``query_low_recall_share_``).  The adapters with a search breadth
+(hnswlib's ``ef``, faiss HNSW's ``ef_search``, faiss IVF's ``nprobe``) **calibrate** it on that
+sample when it is not given: the smallest breadth whose recall reaches ``recall`` (0.96 when
+None).  ``recall_k`` is the k of that recall; the estimators set it to their ``n_neighbors``.
+
+Cosine is searched as euclidean distance between L2-normalised rows (same order for non-zero
+rows) for faiss and hnswlib; pynndescent uses its own cosine.  faiss and hnswlib need dense
+float32 vectors: CSR input is densified for them (pynndescent takes CSR as is).
+
+Long builds and searches report their progress (``mlneighbors._progress``: nothing is shown
+unless a listener is installed, as the command line does).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from contextlib import nullcontext
+from types import ModuleType
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import check_random_state
+
+from ..._config import working_memory_bytes
+from ..._progress import task
+from .._capabilities import Capabilities
+from .._distance import Matrix, Reference
+from .._exact import ExactIndex
+from .._loo import loo_kneighbors
+from .._protocol import BaseIndex, check_metric, check_positive_int, check_recall, import_optional
+from .._recall import (
+    DEFAULT_RECALL,
+    RECALL_SAMPLE,
+    calibrate,
+    exact_loo,
+    low_recall_share,
+    mean_recall,
+    sample_rows,
+    tie_aware_hits,
+)
+
+__all__ = ["ApproximateIndex"]
+
+# rows added to a library's index per call (progress is reported between calls)
+_BUILD_BLOCK = 1 << 15
+# queries per call of the library (progress is reported between calls; the libraries spread
+# one call over their threads)
+_QUERY_BLOCK = 1 << 14
+
+# fewer sampled rows than this (an index of fewer than 5 * 20 rows): no held-out calibration,
+# the widest search
+_MIN_HELD = 20
+
+
+def _seed(random_state: Any) -> int:
+    """An int seed for libraries that take one (faiss, hnswlib)."""
+    if random_state is None or isinstance(random_state, numbers.Integral):
+        return 0 if random_state is None else int(random_state)
+    return int(check_random_state(random_state).randint(0, 2**31 - 1))
+
+
+def _dense32(A: Matrix) -> np.ndarray:
+    A = A.toarray() if sp.issparse(A) else A
+    return np.ascontiguousarray(A, dtype=np.float32)
+
+
+class ApproximateIndex(BaseIndex):
+    """Shared machinery of the approximate adapters (re-ranking, repairs, lazy import, the
+    recall measured and calibrated at build, saving the library's index as data).
+
+    The library's index holds the rows in the order ``_order`` (library id -> row number):
+    the rows of the calibration sample come last, so that they can be queried before they
+    are added (see :meth:`_build`).
+    """
+
+    capabilities: ClassVar[Capabilities] = Capabilities(metrics=("euclidean", "cosine"), sparse=True, recall=True)
+    module: ClassVar[str] = ""
+    extra: ClassVar[str] = ""
+    package: ClassVar[str] = ""
+    #: the search breadth calibrated to ``recall`` ("" for an adapter without one)
+    breadth: ClassVar[str] = ""
+
+    recall: float | None
+    recall_k: int
+
+    def _keeps_float32(self) -> bool:
+        # the libraries get float32 vectors and the re-ranking computes in float64 from any rows:
+        # dense float32 rows are kept once, as given (issue 29: 10^6 x 128 held twice otherwise)
+        return True
+
+    def _library(self) -> ModuleType:
+        return import_optional(self.module, backend=self.name, extra=self.extra, package=self.package)
+
+    def set_params(self, **params: Any) -> ApproximateIndex:
+        """scikit-learn's ``set_params``, except that the search breadth (``ef``, ``ef_search``,
+        ``nprobe``) of a built index cannot be changed: it is fixed at build (given or calibrated
+        to ``recall``, with the recall measured at it), so a new value would be ignored by the
+        queries.  Set it, then build again."""
+        changed = self.breadth and self.breadth in params and params[self.breadth] != getattr(self, self.breadth)
+        if changed and hasattr(self, "_breadth"):
+            raise ValueError(
+                f"{type(self).__name__}: {self.breadth} is fixed when the index is built (given, or "
+                f"calibrated to recall); set {self.breadth}={params[self.breadth]!r} and build again"
+            )
+        return super().set_params(**params)
+
+    def _check_recall_params(self) -> None:
+        check_positive_int(self.recall_k, "recall_k")
+        r = self.recall
+        check_recall(r)
+        if r is not None and self.breadth and getattr(self, self.breadth) is not None:
+            raise ValueError(
+                f"give recall (the {self.breadth} that reaches it is calibrated at build) or "
+                f"{self.breadth} (fixed), not both: got recall={r!r}, {self.breadth}={getattr(self, self.breadth)!r}"
+            )
+
+    def _vectors(self, rows: np.ndarray) -> np.ndarray:
+        """The library's float32 vectors of some rows (normalised for cosine)."""
+        return _dense32(self._ref.X[rows])
+
+    def _build(self, X: Matrix) -> None:
+        """Build, then measure (and calibrate) the recall on seeded samples of rows.
+
+        The rows of a first sample are added to the library's index last.  Before they are
+        added they are queries the index has never seen, as a model's test rows are: the
+        breadth of ``query`` (``ef_``, ...) is calibrated on them, and ``query_recall_``
+        measured.  A row that is in the index finds itself and, through it, its neighbours
+        more easily (in a graph its own links are its near neighbours): after the first sample
+        is added, the breadth of the leave-one-out queries of ``fit`` (``loo_ef_``, ...) is
+        calibrated on a second sample, of rows added in the build's order (the rows added
+        last have links chosen among all rows: they would overstate the recall), as
+        leave-one-out queries, and ``recall_`` measured.
+        """
+        lib = self._library()
+        self._ref = Reference(X, self.metric)
+        n = X.shape[0]
+        k = min(self.recall_k, n - 2)
+        seed = _seed(getattr(self, "random_state", 0))
+        size = min(RECALL_SAMPLE, n // 5)
+        held = sample_rows(n, size, seed)
+        if k < 1 or len(held) < _MIN_HELD:
+            held = held[:0]
+        rest = np.setdiff1d(np.arange(n), held, assume_unique=True)
+        loo_rows = np.sort(rest[sample_rows(len(rest), size, seed + 1)]) if len(held) else held
+        self._order = np.concatenate([rest, held]).astype(np.intp)
+        if len(held):
+            # the exact answers first, and the exact index (a float32 copy of the rows) freed
+            # before the library's index is built: the two are never held together
+            exact = ExactIndex(metric=self.metric).build(X)
+            kth = self._kth_outside(exact, X, held, k)
+            exact_kth = loo_kneighbors(exact, X, k, rows=loo_rows, validated=True)[0][:, -1]
+            del exact
+        with task(f"build {self.name} index", n) as progress:
+            self._build_library(lib, X, rest, progress)
+            self.n_samples_fit_, self.n_features_in_ = X.shape  # the calibration queries the index
+            fixed = getattr(self, self.breadth) if self.breadth else None
+            target = DEFAULT_RECALL if self.recall is None else float(self.recall)
+            lo, hi = self._breadth_range(k + 1) if self.breadth else (0, 0)
+            loo_lo, loo_hi = self._loo_breadth_range(k + 1) if self.breadth else (0, 0)
+            if len(held):
+                self._breadth, self.query_recall_, self.query_low_recall_share_ = self._calibrated(
+                    lambda b: self._held_out_hits(X, held, k, b, kth), k, fixed, lo, hi, target)
+            else:
+                self._breadth = fixed if fixed is not None else hi
+                self.query_recall_ = self.query_low_recall_share_ = float("nan")
+            self._add_library(X, held, progress)
+        if len(held):
+            self._loo_breadth, self.recall_, self.low_recall_share_ = self._calibrated(
+                lambda b: self._loo_hits(X, loo_rows, k, b, exact_kth), k, fixed, loo_lo, loo_hi, target)
+        else:  # a handful of rows: the widest search, measured on every row
+            self._loo_breadth = self._breadth
+            hits = self._loo_hits(X, np.arange(n), k, self._breadth, None) if k >= 1 else np.zeros(0, dtype=np.intp)
+            self.recall_, self.low_recall_share_ = mean_recall(hits, k), low_recall_share(hits / max(k, 1))
+        self.recall_rows_ = len(loo_rows) if len(held) else n
+        if self.breadth:
+            setattr(self, self.breadth + "_", int(self._breadth))
+            setattr(self, "loo_" + self.breadth + "_", int(self._loo_breadth))
+
+    def _calibrated(self, hits_at: Any, k: int, fixed: int | None, lo: int, hi: int, target: float
+                    ) -> tuple[Any, float, float]:
+        """``(breadth, recall, low share)``: the fixed breadth, or the one calibrated to the
+        mean recall ``target``; the mean recall@k of the sample's rows at it, and the share of
+        them whose recall@k is below one half (``hits_at(breadth)``: every row's
+        :func:`~mlneighbors.neighbors._recall.tie_aware_hits`)."""
+        shares: dict[Any, float] = {}
+
+        def measure(breadth: Any) -> float:
+            hits = hits_at(breadth)
+            shares[breadth] = low_recall_share(hits / k)
+            return mean_recall(hits, k)
+
+        if not self.breadth:
+            breadth, recall = None, measure(None)
+        elif fixed is not None:
+            breadth, recall = fixed, measure(fixed)
+        else:
+            breadth, recall = calibrate(measure, lo, hi, target)
+        return breadth, recall, shares[breadth]
+
+    @staticmethod
+    def _kth_outside(exact: Any, X: Matrix, held: np.ndarray, k: int) -> np.ndarray:
+        """The exact k-th distance of every held-out row among the rows outside the sample
+        (what the library holds before the sample is added)."""
+        n = X.shape[0]
+        out = np.empty(len(held))
+        in_sample = np.zeros(n, dtype=bool)
+        in_sample[held] = True
+        todo = np.arange(len(held))
+        # enough neighbours that k of them are outside the sample, for nearly every row
+        m = min(n, k + 2 + 2 * int(math.ceil((k + 1) * len(held) / max(1, n - len(held)))))
+        while todo.size:
+            dist, idx = exact.query(X[held[todo]], m)
+            outside = ~in_sample[idx]
+            enough = outside.sum(axis=1) >= k
+            kth = np.where(outside, dist, np.inf)
+            kth.sort(axis=1)
+            out[todo[enough]] = kth[enough, k - 1]
+            todo = todo[~enough]
+            m = min(n, 2 * m)
+        return out
+
+    def _held_out_hits(self, X: Matrix, held: np.ndarray, k: int, breadth: Any, kth: np.ndarray) -> np.ndarray:
+        """Per row, the hits of the recall@k (``tie_aware_hits``) of the sample's rows as queries
+        the index does not hold yet."""
+
+        def miss(Qp: Matrix, short: np.ndarray, kk: int) -> tuple[np.ndarray, np.ndarray]:
+            return np.full((len(short), kk), np.inf), np.zeros((len(short), kk), dtype=np.intp)
+
+        dist, _ = self._query_at(X[held], k, breadth, miss, progress=False)
+        return tie_aware_hits(dist, kth)
+
+    def _loo_hits(self, X: Matrix, rows: np.ndarray, k: int, breadth: Any, kth: np.ndarray | None) -> np.ndarray:
+        """Per row, the hits of the recall@k of leave-one-out queries of indexed ``rows``
+        (``loo_kneighbors``, as ``fit``) against their exact k-th distances ``kth`` (None:
+        measured here)."""
+        self._loo_breadth = breadth
+        dist, _ = loo_kneighbors(self, X, k, rows=rows, validated=True)
+        if kth is None:
+            kth = exact_loo(X, self.metric, rows, k)[0][:, -1]
+        return tie_aware_hits(dist, kth)
+
+    # ------------------------------------------------------------------ recall
+    def _breadth_range(self, k: int) -> tuple[int, int]:  # pragma: no cover - abstract
+        """The smallest and largest useful breadth for ``k`` neighbours."""
+        raise NotImplementedError
+
+    def _loo_breadth_range(self, k: int) -> tuple[int, int]:
+        """The same for the leave-one-out queries of indexed rows (``k`` with the row itself)."""
+        return self._breadth_range(k)
+
+    # ------------------------------------------------------------------ query
+    def _query(self, Q: Matrix, k: int) -> tuple[np.ndarray, np.ndarray]:
+        return self._query_at(Q, k, getattr(self, "_breadth", None), self._brute_force)
+
+    def _loo_query(self, X: Matrix, rows: np.ndarray | None, m: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """Leave-one-out queries of the indexed ``rows`` of ``X`` (None: all), ``m`` neighbours
+        each (the row itself among them), at the breadth calibrated for them."""
+        if not self.breadth:
+            return None
+        return self._query_at(X if rows is None else X[rows], m, self._loo_breadth, self._brute_force)
+
+    def _query_at(self, Q: Matrix, k: int, breadth: Any, repair: Any, *, progress: bool = True
+                  ) -> tuple[np.ndarray, np.ndarray]:
+        nq = Q.shape[0]
+        dist = np.empty((nq, k), dtype=np.float64)
+        idx = np.empty((nq, k), dtype=np.intp)
+        step = max(1, min(_QUERY_BLOCK, working_memory_bytes() // (16 * k + 8 * self._ref.n_features + 64)))
+        with task(f"search {self.name}", nq) if progress and nq > step else nullcontext() as bar:
+            for a in range(0, nq, step):
+                b = min(a + step, nq)
+                Qp = self._ref.prepare(Q[a:b])
+                # k candidates a row, or more (the union's two structures): ranked together
+                found = np.asarray(self._search_library(Q[a:b], Qp, k, breadth), dtype=np.intp).reshape(b - a, -1)
+                cand = np.where(found >= 0, self._order[np.clip(found, 0, len(self._order) - 1)], -1)
+                cand[found >= len(self._order)] = -1
+                dist[a:b], idx[a:b] = self._rank(Qp, cand, k, repair)
+                if bar is not None:
+                    bar.advance(b - a)
+        return dist, idx
+
+    def _brute_force(self, Qp: Matrix, rows: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        return self._ref.brute_force(Qp[rows], k, working_memory_bytes())
+
+    def _rank(self, Qp: Matrix, cand: np.ndarray, k: int, repair: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The first k of every row's candidates by (float64 distance, row); rows without k
+        distinct valid candidates (``-1`` padding, duplicates) are answered by ``repair(Qp,
+        rows, k)`` instead."""
+        ref = self._ref
+        m = cand.shape[1]
+        order = np.argsort(cand, axis=1, kind="stable")
+        srt = np.take_along_axis(cand, order, axis=1)
+        bad_sorted = (srt < 0) | (srt >= ref.n_samples)
+        bad_sorted[:, 1:] |= srt[:, 1:] == srt[:, :-1]  # a repeated candidate counts once
+        invalid = np.empty_like(bad_sorted)
+        np.put_along_axis(invalid, order, bad_sorted, axis=1)
+        short = np.flatnonzero((m - invalid.sum(axis=1)) < k)
+        cand = np.where(invalid, 0, cand)
+        dist = ref.grid_distances(Qp, cand, working_memory_bytes())
+        dist[invalid] = np.inf
+        order = np.lexsort((cand, dist), axis=1)[:, :k]
+        dist = np.take_along_axis(dist, order, axis=1)
+        idx = np.take_along_axis(cand, order, axis=1)
+        if short.size:
+            dist[short], idx[short] = repair(Qp, short, k)
+        return dist, idx
+
+    def _build_library(self, lib: ModuleType, X: Matrix, rows: np.ndarray, progress: Any) -> None:  # pragma: no cover
+        """Build the library's index on ``rows`` of ``X`` (library ids 0 .. len(rows) - 1)."""
+        raise NotImplementedError
+
+    def _add_library(self, X: Matrix, rows: np.ndarray, progress: Any) -> None:  # pragma: no cover
+        """Add ``rows`` to the built library index (the next library ids)."""
+        raise NotImplementedError
+
+    def _search_library(self, Q: Matrix, Qp: Matrix, k: int, breadth: Any) -> np.ndarray:  # pragma: no cover
+        """Library ids of k candidates of every query, at a search breadth."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ saved as data
+    def _export_library(self) -> dict[str, Any]:  # pragma: no cover - abstract
+        """The library's built index as plain data (numbers, strings, arrays)."""
+        raise NotImplementedError
+
+    def _import_library(self, data: dict[str, Any]) -> None:  # pragma: no cover - abstract
+        """Rebuild the library's index from :meth:`_export_library`'s data, after checking
+        that data (a damaged index is a ``ValueError``, never a crash in the library)."""
+        raise NotImplementedError
+
+    def _saved_state(self) -> dict[str, Any]:
+        """Everything a built index needs besides its parameters and the indexed rows."""
+        return {
+            "library": self._export_library(),
+            "order": np.asarray(self._order, dtype=np.int64),
+            "n_samples": int(self.n_samples_fit_),
+            "n_features": int(self.n_features_in_),
+            "breadth": int(self._breadth) if self.breadth else None,
+            "loo_breadth": int(self._loo_breadth) if self.breadth else None,
+            "recall": float(self.recall_),
+            "query_recall": float(self.query_recall_),
+            "recall_rows": int(self.recall_rows_),
+            "low_recall_share": float(self.low_recall_share_),
+            "query_low_recall_share": float(self.query_low_recall_share_),
+        }
+
+    def _restore_state(self, state: dict[str, Any], X: Matrix) -> None:
+        """Make this unbuilt index the saved one, on its indexed rows ``X`` (no build)."""
+        n, d = X.shape
+        if (state["n_samples"], state["n_features"]) != (n, d):
+            raise ValueError(
+                f"the saved {self.name} index was built on {state['n_samples']} x {state['n_features']} rows, "
+                f"but the model's training rows are {n} x {d}"
+            )
+        order = state["order"]
+        if not (isinstance(order, np.ndarray) and order.shape == (n,) and order.dtype == np.int64
+                and np.array_equal(np.sort(order), np.arange(n))):
+            raise ValueError(f"the saved {self.name} index is damaged: its row order is not a permutation of the rows")
+        check_metric(self.metric, self.capabilities.metrics, self.name)
+        self._check_params()
+        self._ref = Reference(X, self.metric)
+        self._order = order.astype(np.intp)
+        self.n_samples_fit_, self.n_features_in_ = n, d
+        self._import_library(state["library"])
+        if self.breadth:
+            self._breadth, self._loo_breadth = int(state["breadth"]), int(state["loo_breadth"])
+            setattr(self, self.breadth + "_", self._breadth)
+            setattr(self, "loo_" + self.breadth + "_", self._loo_breadth)
+        self.recall_ = float(state["recall"])
+        self.query_recall_ = float(state["query_recall"])
+        self.recall_rows_ = int(state["recall_rows"])
+        # an index saved before the shares were measured: not measured (NaN), not zero
+        self.low_recall_share_ = float(state.get("low_recall_share", float("nan")))
+        self.query_low_recall_share_ = float(state.get("query_low_recall_share", float("nan")))
+
