@@ -363,13 +363,13 @@ def child_load(spec: dict) -> dict:
     n, d, m, seed = spec["n"], spec["d"], spec["m"], spec["seed"]
     _, _, Q, _ = dataset(n, d, m, seed, spec.get("law", "mixture"))
     builds = []
-    original = _approximate.ApproximateIndex._build
+    original = _approximate.ApproximateIndex.build_rows
 
     def counted(self: Any, X: Any) -> None:
         builds.append(type(self).__name__)
         original(self, X)
 
-    _approximate.ApproximateIndex._build = counted
+    _approximate.ApproximateIndex.build_rows = counted
     gc.collect()
     t0, c0 = time.perf_counter(), time.process_time()
     model = mlneighbors.load(spec["path"])

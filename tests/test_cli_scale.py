@@ -24,7 +24,7 @@ def _error(capsys, argv, code, *needles):
 
 def test_fit_with_a_recall_and_the_index_then_predict(shared_data, tmp_path, capsys, monkeypatch):
     pytest.importorskip("hnswlib")
-    from mlneighbors.neighbors import _approximate
+    from mlneighbors.neighbors import ApproximateIndex
 
     out = tmp_path / "m.skops"
     argv = ["fit", "mlknn", "yeast", "--data-home", str(shared_data), "--out", str(out), "--backend", "hnswlib",
@@ -33,8 +33,8 @@ def test_fit_with_a_recall_and_the_index_then_predict(shared_data, tmp_path, cap
     said = capsys.readouterr().out
     assert "neighbours: hnswlib, recall@10 0.9" in said or "neighbours: hnswlib, recall@10 1.0" in said
     builds = []
-    original = _approximate.ApproximateIndex._build
-    monkeypatch.setattr(_approximate.ApproximateIndex, "_build", lambda self, X: builds.append(1) or original(self, X))
+    original = ApproximateIndex.build_rows
+    monkeypatch.setattr(ApproximateIndex, "build_rows", lambda self, X: builds.append(1) or original(self, X))
     model = mlneighbors.load(out)
     fitted = model.steps[-1][1]
     assert fitted.backend_ == "hnswlib" and fitted.recall_ >= 0.9 and fitted._index.recall == 0.9

@@ -13,7 +13,7 @@ def _dense(A):
 
 
 def answer_wrong(monkeypatch, cls, is_bad):
-    """Replace ``cls._search_library`` (the library's proposal of k candidates a query) by a
+    """Replace ``cls.search_library`` (the library's proposal of k candidates a query) by a
     brute-force search of the rows the library holds at the time (during the build's held-out
     calibration, not the held-out rows), which answers the queries that ``is_bad(index, Q,
     breadth)`` marks with their k *farthest* rows instead.  Everything after the library's
@@ -29,4 +29,4 @@ def answer_wrong(monkeypatch, cls, is_bad):
         ids[bad] = order[bad][:, ::-1][:, :k]
         return ids
 
-    monkeypatch.setattr(cls, "_search_library", search)
+    monkeypatch.setattr(cls, "search_library", search)

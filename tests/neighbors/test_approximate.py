@@ -156,10 +156,10 @@ def test_the_recall_of_an_index_with_distances_of_its_own_is_measured_in_the_dat
         def __init__(self, *, metric="euclidean"):
             self.metric = metric
 
-        def _build(self, X):
+        def build_rows(self, X):
             self._exact = get_index("exact", metric=self.metric).build(X)
 
-        def _query(self, Q, k):
+        def query_rows(self, Q, k):
             dist, idx = self._exact.query(Q, k)
             return 1000.0 * dist + 1.0, idx
 

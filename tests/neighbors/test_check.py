@@ -289,14 +289,14 @@ def test_a_metric_it_does_not_declare_must_be_refused():
 
         def build(self, X):  # skips the metric check of BaseIndex.build
             X = check_array(X, dtype=np.float64)
-            self._build(X)
+            self.build_rows(X)
             self.n_samples_fit_, self.n_features_in_ = X.shape
             return self
 
-        def _build(self, X):
+        def build_rows(self, X):
             self._brute = Brute().build(X)
 
-        def _query(self, Q, k):
+        def query_rows(self, Q, k):
             return self._brute.query(Q, k)
 
     with pytest.raises(AssertionError, match=r"capabilities: build with metric='cosine', which it does not declare "
@@ -355,7 +355,7 @@ class Toy(BaseIndex):
     def __init__(self, metric="euclidean"):
         self.metric = metric
 
-    def _build(self, X):
+    def build_rows(self, X):
         self._X = _dense(X)
 
     def _distances(self, Q):
@@ -369,7 +369,7 @@ class Toy(BaseIndex):
         order = np.lexsort((np.broadcast_to(np.arange(D.shape[1]), D.shape), D), axis=1)[:, :k]
         return np.take_along_axis(D, order, axis=1), order
 
-    def _query(self, Q, k):
+    def query_rows(self, Q, k):
         return self._first_k(self._distances(Q), k)
 
     def _pool_by_first_coordinate(self, Q, k, size):
@@ -410,8 +410,8 @@ class OneTooMany(Toy):
 
     check = "build_and_query"
 
-    def _query(self, Q, k):
-        return super()._query(Q, min(k + 1, self._X.shape[0]))
+    def query_rows(self, Q, k):
+        return super().query_rows(Q, min(k + 1, self._X.shape[0]))
 
 
 class Float32Distances(Toy):
@@ -419,8 +419,8 @@ class Float32Distances(Toy):
 
     check = "build_and_query"
 
-    def _query(self, Q, k):
-        dist, idx = super()._query(Q, k)
+    def query_rows(self, Q, k):
+        dist, idx = super().query_rows(Q, k)
         return dist.astype(np.float32), idx
 
 
@@ -429,8 +429,8 @@ class MinusOnePadding(Toy):
 
     check = "build_and_query"
 
-    def _query(self, Q, k):
-        dist, idx = super()._query(Q, k)
+    def query_rows(self, Q, k):
+        dist, idx = super().query_rows(Q, k)
         if k == self._X.shape[0]:
             idx[:, -1] = -1
         return dist, idx
@@ -441,8 +441,8 @@ class InRowOrder(Toy):
 
     check = "build_and_query"
 
-    def _query(self, Q, k):
-        dist, idx = super()._query(Q, k)
+    def query_rows(self, Q, k):
+        dist, idx = super().query_rows(Q, k)
         order = np.argsort(idx, axis=1)
         return np.take_along_axis(dist, order, axis=1), np.take_along_axis(idx, order, axis=1)
 
@@ -452,7 +452,7 @@ class HigherRowFirstToy(Toy):
 
     check = "ties"
 
-    def _query(self, Q, k):
+    def query_rows(self, Q, k):
         D = self._distances(Q)
         order = np.lexsort((-np.broadcast_to(np.arange(D.shape[1]), D.shape), D), axis=1)[:, :k]
         return np.take_along_axis(D, order, axis=1), order
@@ -463,8 +463,8 @@ class SquaredDistances(Toy):
 
     check = "true_distances"
 
-    def _query(self, Q, k):
-        dist, idx = super()._query(Q, k)
+    def query_rows(self, Q, k):
+        dist, idx = super().query_rows(Q, k)
         return dist * dist, idx
 
 
@@ -508,35 +508,37 @@ class NormalisesXInPlace(Toy):
     def __init__(self, metric="cosine"):
         self.metric = metric
 
-    def _build(self, X):
-        super()._build(_normalise_in_place(X))
+    def build_rows(self, X):
+        super().build_rows(_normalise_in_place(X))
 
 
 class NormalisesQInPlace(NormalisesXInPlace):
     """Cosine: normalises the queries, in the caller's array (the indexed rows it copies)."""
 
-    def _build(self, X):
-        Toy._build(self, _unit(_dense(X)))
+    def build_rows(self, X):
+        Toy.build_rows(self, _unit(_dense(X)))
 
-    def _query(self, Q, k):
-        return super()._query(_normalise_in_place(Q), k)
+    def query_rows(self, Q, k):
+        return super().query_rows(_normalise_in_place(Q), k)
 
 
 class NormalisesCSRInPlace(NormalisesXInPlace):
     """Cosine: normalises CSR rows in the caller's ``data`` (dense rows it copies)."""
 
-    def _build(self, X):
-        Toy._build(self, _normalise_in_place(X) if sp.issparse(X) else _unit(X))
+    def build_rows(self, X):
+        Toy.build_rows(self, _normalise_in_place(X) if sp.issparse(X) else _unit(X))
 
 
 class NormalisesInLeaveOneOut(NormalisesXInPlace):
     """Cosine: its leave-one-out normalises the indexed rows it is given, in the caller's array,
     before the usual search."""
 
-    def _build(self, X):
-        Toy._build(self, _unit(_dense(X)))
+    capabilities = Capabilities(exact=True, metrics=("cosine",), sparse=True, loo_queries=True)
 
-    def _loo_query(self, X, rows, m):
+    def build_rows(self, X):
+        Toy.build_rows(self, _unit(_dense(X)))
+
+    def loo_query_rows(self, X, rows, m):
         _normalise_in_place(X)
 
 
@@ -545,7 +547,7 @@ class ClaimsExact(Toy):
 
     check = "exact"
 
-    def _query(self, Q, k):
+    def query_rows(self, Q, k):
         return self._pool_by_first_coordinate(Q, k, k)
 
 
@@ -555,7 +557,7 @@ class ClaimsPrefixSafe(Toy):
     check = "prefix"
     capabilities = Capabilities(exact=False, metrics=("euclidean", "cosine"), sparse=True, prefix_safe=True)
 
-    def _query(self, Q, k):
+    def query_rows(self, Q, k):
         return self._pool_by_first_coordinate(Q, k, 2 * k)
 
 
@@ -564,8 +566,9 @@ class LeavesOutDuplicates(Toy):
     too), not only the row itself."""
 
     check = "leave_one_out"
+    capabilities = Capabilities(exact=True, metrics=("euclidean", "cosine"), sparse=True, loo_queries=True)
 
-    def _loo_query(self, X, rows, m):
+    def loo_query_rows(self, X, rows, m):
         queried = np.arange(X.shape[0]) if rows is None else rows
         D = self._distances(X[queried])
         D[D == 0] = np.inf
@@ -578,10 +581,10 @@ class StaleByShape(Toy):
 
     check = "fresh_answers"
 
-    def _query(self, Q, k):
+    def query_rows(self, Q, k):
         key = (Q.shape, k)
         if getattr(self, "_last", (None,))[0] != key:
-            self._last = (key, super()._query(Q, k))
+            self._last = (key, super().query_rows(Q, k))
         return self._last[1]
 
 
@@ -604,7 +607,7 @@ class RandomCandidates(Toy):
     check = "fresh_answers"
     capabilities = Capabilities(exact=False, metrics=("euclidean", "cosine"), sparse=True)
 
-    def _query(self, Q, k):
+    def query_rows(self, Q, k):
         self._draws = getattr(self, "_draws", 0) + 1
         D = self._distances(Q)
         keys = np.random.default_rng(self._draws).random(D.shape)
@@ -636,12 +639,12 @@ class SquaredForCSRQueriesOfDenseRows(Toy):
 
     check = "sparse"
 
-    def _build(self, X):
-        super()._build(X)
+    def build_rows(self, X):
+        super().build_rows(X)
         self._dense_rows = not sp.issparse(X)
 
-    def _query(self, Q, k):
-        dist, idx = super()._query(Q, k)
+    def query_rows(self, Q, k):
+        dist, idx = super().query_rows(Q, k)
         return (dist * dist if sp.issparse(Q) and self._dense_rows else dist), idx
 
 

@@ -554,11 +554,11 @@ def test_the_shift_leaves_fewer_candidates_to_the_reference_distances(rng, monke
         return real(self, Qp, rows, cols, budget)
 
     monkeypatch.setattr(distance.Reference, "pair_distances", counted)
-    shifted = ExactIndex().build(X)._query(Q, 10, sets=True)[1]
+    shifted = ExactIndex().build(X).query_rows(Q, 10, sets=True)[1]
     n_shifted = sum(pairs)
     pairs.clear()
     monkeypatch.setattr(proxy, "_center_of", lambda X, sq, integral: None)
-    plain = ExactIndex().build(X)._query(Q, 10, sets=True)[1]
+    plain = ExactIndex().build(X).query_rows(Q, 10, sets=True)[1]
     np.testing.assert_array_equal(np.sort(shifted, axis=1), np.sort(plain, axis=1))
     assert n_shifted * 10 < sum(pairs)
 
@@ -572,7 +572,7 @@ def test_the_shift_in_tiles_and_the_symmetric_leave_one_out(rng, small_tiles, mo
     Q = X[:40] + 0.01
     index = ExactIndex().build(X)
     assert index._model.center is not None
-    assert index._loo_query(X, None, 4) is not None  # the symmetric path answers
+    assert index.loo_query_rows(X, None, 4) is not None  # the symmetric path answers
     for k in (1, 9):
         np.testing.assert_array_equal(index.query(Q, k)[1], twin_kneighbors(X, Q, k)[1])
         ref = twin_kneighbors(X, X, k, exclude=np.arange(len(X)))

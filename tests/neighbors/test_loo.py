@@ -146,7 +146,7 @@ def test_symmetric_loo_equals_twin(rng, monkeypatch, metric, integer, precision,
     X = tricky_data(rng, 203, 6, integer=integer)
     X[5] *= 1e4  # one row of a far larger norm: the local error bounds of the second pass
     index = ExactIndex(metric=metric, precision=precision, n_jobs=n_jobs).build(X)
-    assert index._loo_query(X, None, 3) is not None  # the symmetric path answers
+    assert index.loo_query_rows(X, None, 3) is not None  # the symmetric path answers
     for k in (1, 9, 202):
         dist, idx = loo_kneighbors(index, X, k)
         ref_dist, ref_idx = twin_kneighbors(X, X, k, metric, exclude=np.arange(len(X)))
@@ -172,7 +172,7 @@ def test_symmetric_loo_with_ties_past_the_budget(rng, monkeypatch, metric):
     monkeypatch.setattr(exact.ExactIndex, "_select_block", spy)
     X = rng.integers(0, 2, size=(8, 3)).astype(np.float64)[rng.integers(0, 8, 1600)] + 1.0
     index = ExactIndex(metric=metric, working_memory=16, n_jobs=1).build(X)
-    assert index._loo_query(X, None, 3) is not None  # the symmetric path answers
+    assert index.loo_query_rows(X, None, 3) is not None  # the symmetric path answers
     assert sum(whole) > 1  # blocks took the whole rows
     dist, idx = loo_kneighbors(index, X, 6)
     ref_dist, ref_idx = twin_kneighbors(X, X, 6, metric, exclude=np.arange(len(X)))
@@ -206,7 +206,7 @@ def test_symmetric_loo_of_integers_checks_no_block(rng, monkeypatch):
     monkeypatch.setattr(exact, "_LOO_MIN_BLOCK", 16)
     X = tricky_data(rng, 200, 5, integer=True)
     index = ExactIndex().build(X)
-    assert index._model.integral and index._loo_query(X, None, 3) is not None
+    assert index._model.integral and index.loo_query_rows(X, None, 3) is not None
     checked = []
     is_integral = proxy.is_integral
     monkeypatch.setattr(proxy, "is_integral", lambda A: checked.append(A.shape) or is_integral(A))
@@ -225,14 +225,14 @@ def test_symmetric_loo_declines_what_it_cannot_do(rng, monkeypatch):
     monkeypatch.setattr(exact, "_LOO_MIN_BLOCK", 16)
     X = tricky_data(rng, 200, 4)
     index = ExactIndex().build(X)
-    assert index._loo_query(X, None, 3) is not None
-    assert index._loo_query(X, np.arange(5), 3) is None  # a subset of the rows: the plain search
-    assert index._loo_query(np.rint(X).astype(np.int64), None, 3) is None  # not validated: the plain search
-    assert ExactIndex(working_memory=0.05).build(X)._loo_query(X, None, 3) is None  # products do not fit
-    assert ExactIndex(metric="manhattan").build(X)._loo_query(X, None, 3) is None
-    assert ExactIndex().build(X[:32])._loo_query(X[:32], None, 3) is None  # fewer than 3 blocks
+    assert index.loo_query_rows(X, None, 3) is not None
+    assert index.loo_query_rows(X, np.arange(5), 3) is None  # a subset of the rows: the plain search
+    assert index.loo_query_rows(np.rint(X).astype(np.int64), None, 3) is None  # not validated: the plain search
+    assert ExactIndex(working_memory=0.05).build(X).loo_query_rows(X, None, 3) is None  # products do not fit
+    assert ExactIndex(metric="manhattan").build(X).loo_query_rows(X, None, 3) is None
+    assert ExactIndex().build(X[:32]).loo_query_rows(X[:32], None, 3) is None  # fewer than 3 blocks
     S = sp.csr_matrix(np.where(X > 1, X, 0.0))
-    assert ExactIndex(sparse_strategy="sparse").build(S)._loo_query(S, None, 3) is None
+    assert ExactIndex(sparse_strategy="sparse").build(S).loo_query_rows(S, None, 3) is None
 
 
 @pytest.mark.parametrize("case", ["plain", "far", "shifted", "integer", "sparse"])

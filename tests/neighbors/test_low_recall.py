@@ -232,8 +232,8 @@ def test_a_models_share_is_its_indexs_or_measured_on_first_access(monkeypatch):
     assert model.low_recall_share_ == model._index.low_recall_share_ > 0.02
 
     class Unreported(HnswlibIndex):
-        def _build(self, X):
-            super()._build(X)
+        def build_rows(self, X):
+            super().build_rows(X)
             del self.low_recall_share_
 
     quiet = MLkNN(10, backend=Unreported(recall=0.9)).fit(X, Y)
@@ -250,7 +250,7 @@ def test_a_model_saved_with_its_index_keeps_its_shares(name, monkeypatch, tmp_pa
     model = MLkNN(10, backend=name).fit(X, Y)
     assert model.low_recall_share_ > 0
     mlneighbors.save(model, tmp_path / "m.skops", include_index=True)
-    monkeypatch.setattr(_approximate.ApproximateIndex, "_build", lambda self, X: pytest.fail("rebuilt"))
+    monkeypatch.setattr(_approximate.ApproximateIndex, "build_rows", lambda self, X: pytest.fail("rebuilt"))
     loaded = mlneighbors.load(tmp_path / "m.skops")
     assert loaded.low_recall_share_ == model.low_recall_share_ and loaded.recall_ == model.recall_
     assert loaded._index.query_low_recall_share_ == model._index.query_low_recall_share_
@@ -271,7 +271,7 @@ def test_an_index_saved_before_the_shares_were_measured_loads_with_nan(monkeypat
     # a model of that version: its recall held, no share, the old index restored
     del model.__dict__["_low_recall_share"]
     model._index = restored
-    monkeypatch.setattr(_approximate.ApproximateIndex, "_build", lambda self, X: pytest.fail("rebuilt"))
+    monkeypatch.setattr(_approximate.ApproximateIndex, "build_rows", lambda self, X: pytest.fail("rebuilt"))
     assert np.isnan(model.low_recall_share_) and model.recall_ == restored.recall_
 
 

@@ -51,11 +51,11 @@ def test_symmetric_leave_one_out_stays_within_budget(rng, metric):
 
     X = rng.standard_normal((3000, 8))
     index = ExactIndex(metric=metric, working_memory=32, n_jobs=2).build(X)
-    assert index._loo_query(X, None, 2) is not None  # the symmetric path
+    assert index.loo_query_rows(X, None, 2) is not None  # the symmetric path
     (dist, idx), peak = traced_peak(lambda: loo_kneighbors(index, X, 5))
     # the whole float32 product matrix would be 3000 x 3000 x 4 bytes = 34 MiB
     assert peak <= 32 * MiB + 3 * (dist.nbytes + idx.nbytes)
-    assert ExactIndex(metric=metric, working_memory=8).build(X)._loo_query(X, None, 2) is None
+    assert ExactIndex(metric=metric, working_memory=8).build(X).loo_query_rows(X, None, 2) is None
 
 
 def test_tiled_query_stays_within_budget(rng):

@@ -14,7 +14,15 @@ import mlneighbors
 from mlneighbors import MLkNN
 from mlneighbors._progress import listen
 from mlneighbors.exceptions import InvalidParameterError, ModelFileError
-from mlneighbors.neighbors import AutoIndex, ExactIndex, _approximate, _auto, get_index, loo_kneighbors
+from mlneighbors.neighbors import (
+    ApproximateIndex,
+    AutoIndex,
+    ExactIndex,
+    _approximate,
+    _auto,
+    get_index,
+    loo_kneighbors,
+)
 from mlneighbors.neighbors._recall import calibrate, tie_aware_recall
 from mlneighbors.neighbors._saved import export_index, restore_index
 
@@ -321,13 +329,13 @@ class Builds:
 
     def __init__(self, monkeypatch):
         self.count = 0
-        original = _approximate.ApproximateIndex._build
+        original = _approximate.ApproximateIndex.build_rows
 
         def counted(index, X):
             self.count += 1
             return original(index, X)
 
-        monkeypatch.setattr(_approximate.ApproximateIndex, "_build", counted)
+        monkeypatch.setattr(_approximate.ApproximateIndex, "build_rows", counted)
 
 
 @pytest.mark.parametrize("name", CALIBRATED + ["auto"])
@@ -640,8 +648,8 @@ def test_a_saved_union_holds_its_codes_and_one_saved_with_a_float32_graph_still_
 
 def test_builds_and_searches_report_their_progress(monkeypatch):
     pytest.importorskip("hnswlib")
-    monkeypatch.setattr(_approximate._hnswlib, "_BUILD_BLOCK", 500)
-    monkeypatch.setattr(_approximate._shared, "_QUERY_BLOCK", 400)
+    monkeypatch.setattr(ApproximateIndex, "build_block", 500)
+    monkeypatch.setattr(ApproximateIndex, "query_block", 400)
     X = clustered(2000)
     events = []
     with listen(events.append):

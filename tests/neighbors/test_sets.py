@@ -41,7 +41,7 @@ def test_ties_at_the_kth_place_are_decided_by_distance_and_row(rng):
     Q = np.vstack([base[:30] + 0.01, rng.standard_normal((20, 5))])
     index = ExactIndex().build(X)
     ref_dist, ref_idx = twin_kneighbors(X, Q, 9)
-    dist, idx = index._query(Q, 9, sets=True)
+    dist, idx = index.query_rows(Q, 9, sets=True)
     assert_same_sets(idx, ref_idx)
     # these rows were answered without the full re-ranking (NaN distances) although their
     # k-th and (k+1)-th candidates are within the proxy's error of each other
@@ -59,7 +59,7 @@ def test_rows_the_candidates_stop_short_for_get_the_full_answer(rng, monkeypatch
     X = rng.standard_normal((400, 6)) * 100
     X[::37] *= 1000
     Q = np.vstack([X[:30] + 0.5, rng.standard_normal((30, 6)) * 100])
-    dist, idx = ExactIndex(precision="float64").build(X)._query(Q, 8, sets=True)
+    dist, idx = ExactIndex(precision="float64").build(X).query_rows(Q, 8, sets=True)
     ref_dist, ref_idx = twin_kneighbors(X, Q, 8)
     assert_same_sets(idx, ref_idx)
     full = ~np.isnan(dist[:, 0])
@@ -76,7 +76,7 @@ def test_symmetric_loo_and_tiles_answer_sets(rng, monkeypatch, metric):
     monkeypatch.setattr(exact, "_LOO_BLOCKS", 16)
     X = tricky_data(rng, 203, 6)
     index = ExactIndex(metric=metric).build(X)
-    assert index._loo_query(X, None, 3, sets=True) is not None  # the symmetric path answers
+    assert index.loo_query_rows(X, None, 3, sets=True) is not None  # the symmetric path answers
     for k in (1, 9):
         ref = twin_kneighbors(X, X, k, metric, exclude=np.arange(len(X)))[1]
         assert_same_sets(loo_kneighbors(index, X, k, validated=True, order=False), ref)
@@ -110,19 +110,19 @@ def test_models_that_count_predict_the_same_from_sets(rng, monkeypatch, model, p
     Y = (X[:, :4] + 0.3 * rng.standard_normal((240, 4)) > 0.2).astype(int)
     cls = getattr(mlneighbors, model)
     asked = []
-    query = ExactIndex._query
+    query = ExactIndex.query_rows
 
     def recorded(self, Q, k, sets=False):
         asked.append(sets)
         return query(self, Q, k, sets)
 
-    monkeypatch.setattr(ExactIndex, "_query", recorded)
+    monkeypatch.setattr(ExactIndex, "query_rows", recorded)
     fitted = cls(n_neighbors=7, **params).fit(X, Y)
     got = fitted.predict(Q), fitted.predict_proba(Q)
     # the leave-one-out counts and the queries of the counting rules come from sets (BRkNN's
     # extensions sum the neighbours' set sizes); LPkNN's vote among label sets reads the order
     assert len(asked) >= 2 and asked == [model != "LPkNN"] * len(asked)
-    monkeypatch.setattr(KNeighborsMultilabelBase, "_neighbour_sets", lambda self, X, k: self._query(X, k)[1])
+    monkeypatch.setattr(KNeighborsMultilabelBase, "_neighbour_sets", lambda self, X, k: self.query_rows(X, k)[1])
     ordered = cls(n_neighbors=7, **params).fit(X, Y)
     for a, b in zip(got, (ordered.predict(Q), ordered.predict_proba(Q)), strict=True):
         np.testing.assert_array_equal(a, b)
@@ -135,7 +135,7 @@ def test_auto_forwards_sets_to_the_exact_search_it_picked(rng):
     X = tricky_data(rng, 200, 5)
     index = get_index("auto").build(X)
     assert index.backend_ == "exact" and answers_sets(index)
-    dist, idx = index._query(X[:40], 6, sets=True)
+    dist, idx = index.query_rows(X[:40], 6, sets=True)
     assert np.isnan(dist[:, 0]).any()  # rows answered from the bounds (no distance computed)
     assert_same_sets(idx, twin_kneighbors(X, X[:40], 6)[1])
     ref = twin_kneighbors(X, X, 6, exclude=np.arange(len(X)))[1]
@@ -149,8 +149,8 @@ def test_sets_of_rows_the_caller_did_not_validate(rng, monkeypatch):
     Q = tricky_queries(rng, X, 30)
     index = ExactIndex().build(X)
     asked = []
-    real = ExactIndex._query
-    monkeypatch.setattr(ExactIndex, "_query",
+    real = ExactIndex.query_rows
+    monkeypatch.setattr(ExactIndex, "query_rows",
                         lambda self, Q, k, sets=False: asked.append(sets) or real(self, Q, k, sets))
     assert_same_sets(search(index, Q.tolist(), 7, order=False), twin_kneighbors(X, Q, 7)[1])
     assert_same_sets(loo_kneighbors(index, X, 7, order=False),

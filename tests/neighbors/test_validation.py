@@ -25,9 +25,9 @@ def test_k_out_of_range_raises_before_the_library(name, monkeypatch):
 
         monkeypatch.setattr(torch_backend, "_device_select", lambda *a: pytest.fail("device called"))
     elif name == "auto":  # the index it picked must not be reached
-        monkeypatch.setattr(index.index_, "_query", lambda *a: pytest.fail("picked index called"))
+        monkeypatch.setattr(index.index_, "query_rows", lambda *a: pytest.fail("picked index called"))
     elif name != "exact":
-        monkeypatch.setattr(index, "_search_library", lambda *a: pytest.fail("library called"))
+        monkeypatch.setattr(index, "search_library", lambda *a: pytest.fail("library called"))
     with pytest.raises(ValueError, match=r"k=6 is larger than the number of indexed points \(5\)"):
         index.query(np.zeros((1, 2)), 6)
     with pytest.raises(ValueError, match="k must be >= 1, got k=0"):

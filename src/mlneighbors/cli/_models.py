@@ -223,7 +223,7 @@ def backend(args: argparse.Namespace, cmd: str) -> tuple[str | None, dict[str, A
             raise CLIError(f"mlneighbors {cmd}: --recall must be in (0, 1], got {recall:g}")
         params["recall"] = recall
     try:
-        get_index(args.backend, **params)._check_params()  # a bad value, before any computing
+        get_index(args.backend, **params).check_params()  # a bad value, before any computing
     except (TypeError, ValueError) as exc:
         raise CLIError(f"mlneighbors {cmd}: {exc}") from None
     return args.backend, params or None

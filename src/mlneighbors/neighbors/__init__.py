@@ -55,7 +55,14 @@ rule makes the order total), so a sweep over k searches once:
 ...     neighbours_k = idx[:, :k]   # exactly loo_kneighbors(index, X, k)[1]
 """
 
-from ._approximate import FaissHNSWIndex, FaissIVFIndex, FaissUnionIndex, HnswlibIndex, PyNNDescentIndex
+from ._approximate import (
+    ApproximateIndex,
+    FaissHNSWIndex,
+    FaissIVFIndex,
+    FaissUnionIndex,
+    HnswlibIndex,
+    PyNNDescentIndex,
+)
 from ._auto import AutoIndex, crossover, exact_costs, exact_costs_file
 from ._backend_registry import BACKENDS, get_index, resolve_backend
 from ._cache import NeighborCache
@@ -74,6 +81,7 @@ from ._window import PCAWindowIndex, window_starts
 __all__ = [
     "BACKENDS",
     "METRICS",
+    "ApproximateIndex",
     "AutoIndex",
     "BaseIndex",
     "Capabilities",

@@ -38,7 +38,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._backend_registry import BACKENDS, get_index
-from ._capabilities import Capabilities, get_capabilities
+from ._capabilities import METRICS, Capabilities, get_capabilities
 from ._exact import sparse_product_ns
 from ._loo import loo_kneighbors
 from ._protocol import BaseIndex, _search, answers_sets, check_positive_int, check_recall, resolve_n_jobs
@@ -632,18 +632,19 @@ class AutoIndex(BaseIndex):
 
     @property
     def capabilities(self) -> Capabilities:  # type: ignore[override]
-        """Exact and prefix-safe once built on a pick that is (before: it may pick an
-        approximate index); every metric, sparse rows, a ``recall``."""
+        """Exact, prefix-safe and answering neighbour sets once built on a pick that is
+        (before: it may pick an approximate index); every metric, sparse rows, a ``recall``,
+        float32 rows as given (they go to the picked index as they are: it keeps them or makes
+        its copy), the pick's leave-one-out search and saved state (None where the pick has
+        none: rebuilt on load)."""
         picked = get_capabilities(self.index_) if "index_" in self.__dict__ else Capabilities()
-        return Capabilities(exact=picked.exact, metrics=("euclidean", "cosine", "manhattan"), sparse=True,
-                            prefix_safe=picked.prefix_safe, recall=True)
+        return Capabilities(exact=picked.exact, metrics=METRICS, sparse=True, prefix_safe=picked.prefix_safe,
+                            recall=True, float32_rows=METRICS, loo_queries=True,
+                            neighbour_sets=picked.neighbour_sets, saved_state=True)
 
-    def _check_params(self) -> None:
+    def check_params(self) -> None:
         check_positive_int(self.recall_k, "recall_k")
         check_recall(self.recall)
-
-    def _keeps_float32(self) -> bool:
-        return True  # the rows go to the picked index as given: it keeps them or makes its copy
 
     def choose(self, X: Any, *, installed: Any = None) -> Choice:
         """The backend that ``build(X)`` would pick, without building it.
@@ -695,7 +696,7 @@ class AutoIndex(BaseIndex):
         """
         return self._inner(self.choose(X).backend)
 
-    def _build(self, X: Any) -> None:
+    def build_rows(self, X: Any) -> None:
         choice = self.choose(X)
         self.index_ = self._inner(choice.backend).build(X)
         self.backend_ = choice.backend
@@ -709,34 +710,30 @@ class AutoIndex(BaseIndex):
         self.query_recall_ = float(getattr(index, "query_recall_", 1.0))
         self.query_low_recall_share_ = float(getattr(index, "query_low_recall_share_", 0.0))
 
-    @property
-    def _answers_sets(self) -> bool:
-        return answers_sets(self.__dict__.get("index_"))
-
-    def _query(self, Q: Any, k: int, sets: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    def query_rows(self, Q: Any, k: int, sets: bool = False) -> tuple[np.ndarray, np.ndarray]:
         return _search(self.index_, Q, k, True, sets)
 
-    def _loo_query(
+    def loo_query_rows(
         self, X: Any, rows: np.ndarray | None, m: int, sets: bool = False
     ) -> tuple[np.ndarray, np.ndarray] | None:
-        own = getattr(self.index_, "_loo_query", None)
-        if not callable(own):
+        if not get_capabilities(self.index_).loo_queries:
             return None
-        return own(X, rows, m, sets=True) if sets and answers_sets(self.index_) else own(X, rows, m)
+        if sets and answers_sets(self.index_):
+            return self.index_.loo_query_rows(X, rows, m, sets=True)
+        return self.index_.loo_query_rows(X, rows, m)
 
-    def _saved_state(self) -> dict[str, Any] | None:
-        inner = getattr(self.index_, "_saved_state", None)
-        if not callable(inner):
+    def saved_state(self) -> dict[str, Any] | None:
+        if not get_capabilities(self.index_).saved_state:
             return None  # the exact search: rebuilt on load (a float32 copy of the rows)
-        return {"backend": self.backend_, "reason": self.reason_, "inner": inner()}
+        return {"backend": self.backend_, "reason": self.reason_, "inner": self.index_.saved_state()}
 
-    def _restore_state(self, state: dict[str, Any], X: Any) -> None:
+    def restore_state(self, state: dict[str, Any], X: Any) -> None:
         backend = state.get("backend")
         if backend not in BACKENDS or backend == self.name:
             raise ValueError(f"the saved auto index is damaged: unknown backend {backend!r}")
-        self._check_params()
+        self.check_params()
         index = self._inner(backend)
-        index._restore_state(state["inner"], X)
+        index.restore_state(state["inner"], X)
         self.index_ = index
         self.backend_ = backend
         self.reason_ = str(state.get("reason", ""))

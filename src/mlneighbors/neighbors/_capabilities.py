@@ -54,13 +54,31 @@ class Capabilities:
     dask_arrays : bool, default=False
         It keeps its rows on a Dask cluster and takes ``dask.array.Array`` input; a model
         sent to the workers travels with its index (a handle on the shards), not its rows.
+    float32_rows : tuple of str, default=()
+        Metrics for which it keeps dense float32 rows as they are given (no float64 copy:
+        rows held once, their distances still computed in float64); any other rows are
+        validated to float64.  :meth:`~mlneighbors.neighbors.BaseIndex.keeps_float32` reads it.
+    loo_queries : bool, default=False
+        It has :meth:`~mlneighbors.neighbors.BaseIndex.loo_query_rows`, its own search for the
+        leave-one-out neighbours of its indexed rows (every model's ``fit``), which
+        :func:`~mlneighbors.neighbors.loo_kneighbors` asks first (it may decline with None).
+    neighbour_sets : bool, default=False
+        Its :meth:`~mlneighbors.neighbors.BaseIndex.query_rows` and ``loo_query_rows`` take
+        ``sets=True``: the k neighbours of each query in an order left open, for a caller that
+        needs only the sets (label counts), which it may answer faster.
+    saved_state : bool, default=False
+        It has :meth:`~mlneighbors.neighbors.BaseIndex.saved_state` and
+        :meth:`~mlneighbors.neighbors.BaseIndex.restore_state`: a built index saved as plain
+        data with a model (``mlneighbors.save(..., include_index=True)``) and restored on its
+        rows without a build.
 
     Examples
     --------
     >>> from mlneighbors.neighbors import Capabilities, get_capabilities, get_index
     >>> get_capabilities(get_index("hnswlib"))
     Capabilities(exact=False, metrics=('euclidean', 'cosine'), sparse=True, prefix_safe=False, \
-true_distances=True, recall=True, label_masking=(), dask_arrays=False)
+true_distances=True, recall=True, label_masking=(), dask_arrays=False, float32_rows=('euclidean', 'cosine'), \
+loo_queries=True, neighbour_sets=False, saved_state=True)
     >>> Capabilities(exact=True).prefix_safe
     True
     """
@@ -73,9 +91,13 @@ true_distances=True, recall=True, label_masking=(), dask_arrays=False)
     recall: bool = False
     label_masking: tuple[str, ...] = ()
     dask_arrays: bool = False
+    float32_rows: tuple[str, ...] = ()
+    loo_queries: bool = False
+    neighbour_sets: bool = False
+    saved_state: bool = False
 
     def __post_init__(self) -> None:
-        for field in ("metrics", "label_masking"):
+        for field in ("metrics", "label_masking", "float32_rows"):
             value = getattr(self, field)
             if isinstance(value, str) or not all(isinstance(m, str) for m in value):
                 raise TypeError(f"Capabilities.{field} must be a tuple of metric names, got {value!r}")

@@ -402,7 +402,7 @@ class DaskIndex(BaseIndex):
                             true_distances=own.true_distances, dask_arrays=True)
 
     # ------------------------------------------------------------------ parameters
-    def _check_params(self) -> None:
+    def check_params(self) -> None:
         check_positive_int(self.n_shards, "n_shards", allow_none=True)
         check_positive_int(self.recall_k, "recall_k")
         if self.client is not None and not callable(getattr(self.client, "submit", None)):
@@ -460,7 +460,7 @@ class DaskIndex(BaseIndex):
         return check_data(X, name=name)
 
     # ------------------------------------------------------------------ build
-    def _build(self, X: Any) -> None:
+    def build_rows(self, X: Any) -> None:
         """Split the rows into shards and build them on the workers (X validated: array, CSR
         or dask array)."""
         client = self._client = self._new_client()
@@ -511,7 +511,7 @@ class DaskIndex(BaseIndex):
         rows = sample_rows(n, RECALL_SAMPLE, 0)
         Q = X[rows]
         Q = check_data(Q.compute() if is_dask_array(Q) else Q, name="X")
-        approx = drop_self(*self._query(Q, k + 1), rows, k)
+        approx = drop_self(*self.query_rows(Q, k + 1), rows, k)
         with _large_graphs_expected():
             parts = [client.submit(_exact_shard, shard, Q, k + 1, self.metric) for shard in self._shards]
         results = gather(client, parts, "recall measurement")
@@ -519,7 +519,7 @@ class DaskIndex(BaseIndex):
         return tie_aware_recall(approx[0], exact[0]), low_recall_share(tie_aware_recalls(approx[0], exact[0]))
 
     # ------------------------------------------------------------------ query
-    def _query(self, Q: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
+    def query_rows(self, Q: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
         itself = Q is self.__dict__.get("_source")
         rows = block_rows(self._row_bytes(Q, k))
         with self._session() as client:

@@ -26,7 +26,7 @@ Leave-one-out
 -------------
 When the queries are the indexed rows themselves (``loo_kneighbors``, every model's ``fit``),
 the products of row blocks I and J serve both blocks: each pair is computed once (about half
-the GEMM of the plain search; ``_loo_query``), the products of J > I kept for block J while
+the GEMM of the plain search; ``loo_query_rows``), the products of J > I kept for block J while
 its turn comes, as long as they fit in the working memory (dense rows; about 14,000 rows
 at the default 256 MiB).  The GEMM then carries both squared norms as two more terms, so that
 each number is the squared distance itself, the proxy of both rows of the pair (its bound
@@ -246,15 +246,12 @@ class ExactIndex(BaseIndex):
     """
 
     name: ClassVar[str] = "exact"
-    #: ``_query`` and ``_loo_query`` take ``sets=True`` (``search(..., order=False)``)
-    _answers_sets: ClassVar[bool] = True
-
-    def _keeps_float32(self) -> bool:
-        # euclidean and cosine: the float32 GEMM of the proxy is made from the rows as given
-        # (the manhattan path sums in the rows' own precision: float64 copy)
-        return self.metric != "manhattan"
+    # float32 rows: euclidean and cosine make the float32 GEMM of the proxy from the rows as
+    # given (the manhattan path sums in the rows' own precision: a float64 copy); query_rows and
+    # loo_query_rows take sets=True (search(..., order=False))
     capabilities: ClassVar[Capabilities] = Capabilities(
-        exact=True, metrics=("euclidean", "cosine", "manhattan"), sparse=True, label_masking=("euclidean", "cosine")
+        exact=True, metrics=("euclidean", "cosine", "manhattan"), sparse=True, label_masking=("euclidean", "cosine"),
+        float32_rows=("euclidean", "cosine"), loo_queries=True, neighbour_sets=True,
     )
 
     def __init__(
@@ -273,7 +270,7 @@ class ExactIndex(BaseIndex):
         self.n_jobs = n_jobs
 
     # ------------------------------------------------------------------ parameters
-    def _check_params(self) -> None:
+    def check_params(self) -> None:
         if self.precision not in ("float32", "float64"):
             raise ValueError(f"precision must be 'float32' or 'float64', got {self.precision!r}")
         if self.sparse_strategy not in ("auto", "densify", "sparse"):
@@ -287,7 +284,7 @@ class ExactIndex(BaseIndex):
                 raise ValueError("n_jobs must not be 0 (None or -1 means all CPUs)")
 
     # ------------------------------------------------------------------ build
-    def _build(self, X: Matrix) -> None:
+    def build_rows(self, X: Matrix) -> None:
         n, d = X.shape
         self._budget = working_memory_bytes(working_memory=self.working_memory)
         self._n_threads = resolve_n_jobs(self.n_jobs)
@@ -360,7 +357,7 @@ class ExactIndex(BaseIndex):
         and for dense rows that are mostly zeros (slashdot's and corel16k001's binary words:
         under 2 % of the values), by ``sparse_strategy`` and the cost model; ``counts``: the
         values of each column that are not zero (:func:`column_nonzeros`).  Dense rows that the
-        proxy sees shifted to a center take the GEMM whatever this says (``_build``)."""
+        proxy sees shifted to a center take the GEMM whatever this says (``build_rows``)."""
         n, d = X.shape
         if sp.issparse(X):
             dense_bytes = n * (d + 1) * self._dtype.itemsize
@@ -374,7 +371,7 @@ class ExactIndex(BaseIndex):
         return "sparse" if t_sparse < t_dense else "dense"
 
     # ------------------------------------------------------------------ query
-    def _query(self, Q: Matrix, k: int, sets: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    def query_rows(self, Q: Matrix, k: int, sets: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """The k nearest rows of validated queries ``Q``; ``sets``: only each query's set of
         them is needed (``rerank``: rows certain from the proxy alone come in proxy order,
         with NaN distances)."""
@@ -439,7 +436,7 @@ class ExactIndex(BaseIndex):
         return dist, idx
 
     # ------------------------------------------------------------------ leave-one-out
-    def _loo_query(
+    def loo_query_rows(
         self, X: Matrix, rows: np.ndarray | None, m: int, sets: bool = False
     ) -> tuple[np.ndarray, np.ndarray] | None:
         """The ``m`` nearest rows of every indexed row (itself among them; ``loo_kneighbors``
@@ -662,7 +659,7 @@ class ExactIndex(BaseIndex):
         sets: bool = False,
     ) -> None:
         """The k nearest rows of the prepared queries ``qb`` from their proxy block ``P``
-        (b, n), written into ``dist`` and ``idx`` (b, k) (``sets``: see ``_query``)."""
+        (b, n), written into ``dist`` and ``idx`` (b, k) (``sets``: see ``query_rows``)."""
         n = P.shape[1]
         mins = group_minima(P, k)
         ub = kth_upper_bound(P, k, mins)

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ._capabilities import get_capabilities
 from ._protocol import _search, answers_sets, check_k, check_result, check_rows
 
 __all__ = ["drop_self", "loo_kneighbors"]
@@ -40,7 +41,8 @@ def loo_kneighbors(
     row itself is never among its neighbours, whatever the backend.
 
     An index with its own way to answer the leave-one-out queries of its rows offers it as a
-    ``_loo_query(X, rows, m)`` method (``rows`` None: all), used instead of ``query``: the
+    ``loo_query_rows(X, rows, m)`` method (``rows`` None: all), declared by
+    ``capabilities.loo_queries`` and used instead of ``query``: the
     approximate backends search them at the breadth calibrated for them (a row of a graph
     finds itself and its links first: a narrower search reaches the recall), pynndescent
     reads the k-NN graph its build made.  The same rule is applied to what it returns.
@@ -102,11 +104,10 @@ def loo_kneighbors(
         ):
             raise ValueError(f"rows must be a 1-D array of row numbers in 0 .. {n - 1}")
         queried = queried.astype(np.intp)
-    own = getattr(index, "_loo_query", None)
     sets = not order and answers_sets(index)
     found = None
-    if callable(own):
-        found = own(X, None if rows is None else queried, k + 1, **({"sets": True} if sets else {}))
+    if get_capabilities(index).loo_queries:
+        found = index.loo_query_rows(X, None if rows is None else queried, k + 1, **({"sets": True} if sets else {}))
     if found is None:
         Q = X if rows is None else X[queried]  # X itself: an index may recognise its own rows
         found = _search(index, Q, k + 1, validated, sets)

@@ -16,7 +16,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_array
 
 from ..exceptions import BackendError
-from ._capabilities import METRICS, Capabilities
+from ._capabilities import METRICS, Capabilities, get_capabilities
 from ._distance import check_scale
 
 __all__ = ["METRICS", "BaseIndex", "NeighborIndex"]
@@ -187,13 +187,14 @@ def search(index: Any, Q: Any, k: int, *, validated: bool = False, order: bool =
 
 
 def answers_sets(index: Any) -> bool:
-    """Whether ``index`` answers a search for neighbour sets only (``_query(..., sets=True)``)."""
-    return bool(getattr(index, "_answers_sets", False))
+    """Whether ``index`` answers a search for neighbour sets only (``query_rows(..., sets=True)``):
+    its capabilities say so (:attr:`Capabilities.neighbour_sets`)."""
+    return get_capabilities(index).neighbour_sets
 
 
 def canonical_rows(index: BaseIndex, A: Any) -> bool:
     """Whether validated rows ``A`` are as ``index``'s own validation would leave them."""
-    floats = FLOAT_DTYPES if index._keeps_float32() else (np.float64,)
+    floats = FLOAT_DTYPES if index.keeps_float32() else (np.float64,)
     return (isinstance(A, np.ndarray) and A.dtype in floats and A.ndim == 2) or (
         isinstance(A, sp.csr_matrix) and A.dtype == np.float64 and A.has_canonical_format
     )
@@ -205,7 +206,7 @@ def build_index(index: Any, X: Any, *, validated: bool = False) -> Any:
     plain = isinstance(index, BaseIndex) and type(index).build is BaseIndex.build
     if validated and plain and type(index)._check_data is BaseIndex._check_data and canonical_rows(index, X):
         index._check_ready()
-        return index._build_rows(X)
+        return index._build_checked(X)
     return index.build(X)
 
 
@@ -213,7 +214,7 @@ def _search(index: Any, Q: Any, k: int, validated: bool, sets: bool) -> tuple[np
     if not (isinstance(index, BaseIndex) and type(index).query is BaseIndex.query):
         return index.query(Q, k)
     Q, k = index._checked_query(Q, k, rows_checked=validated and canonical_rows(index, Q))
-    return index._query(Q, k, sets=True) if sets and answers_sets(index) else index._query(Q, k)
+    return index.query_rows(Q, k, sets=True) if sets and answers_sets(index) else index.query_rows(Q, k)
 
 
 def is_dask_array(X: Any) -> bool:
@@ -255,18 +256,34 @@ class _DeclaredExact:
 
 
 class BaseIndex(BaseEstimator):
-    """Shared validation for the indexes of this package.
+    """The backend contract: the base of every index of this package, and of a new backend.
 
-    Subclasses implement ``_build(X)`` and ``_query(Q, k)`` on validated input and set
-    ``name`` and ``capabilities`` (a :class:`~mlneighbors.neighbors.Capabilities`: exact or
-    not, the metrics, sparse input, ...; the default: exact, euclidean and cosine, dense
-    only).  ``exact`` reads it.  Parameters are stored by ``__init__`` and checked by
-    ``build`` (scikit-learn's convention), so ``clone`` and ``get_params`` work and an
-    unbuilt index is a cheap description of one.  :func:`~mlneighbors.neighbors.check_index`
-    tests a subclass against the protocol and what it declares.
+    ``build(X)`` and ``query(Q, k)`` (the protocol, :class:`NeighborIndex`) validate their
+    input and call the hooks a subclass implements, documented below:
 
-    The validated ``X`` and ``Q`` that ``_build`` and ``_query`` receive are the caller's own
-    arrays where they are float64 already (validation does not copy them): write to a copy,
+    - required: :meth:`build_rows` and :meth:`query_rows`, on validated rows;
+    - :meth:`check_params`: the constructor's parameters, checked before any data are read;
+    - optional, each declared in ``capabilities`` (never probed by name):
+      :meth:`loo_query_rows` (``loo_queries``: its own leave-one-out search of the indexed
+      rows), ``sets=True`` of the two queries (``neighbour_sets``), :meth:`saved_state` and
+      :meth:`restore_state` (``saved_state``: the built index saved as data with a model),
+      dense float32 rows kept as given (``float32_rows``, read by :meth:`keeps_float32`).
+
+    A subclass sets ``name`` and ``capabilities`` (a
+    :class:`~mlneighbors.neighbors.Capabilities`: exact or not, the metrics, sparse input,
+    ...; the default: exact, euclidean and cosine, dense only).  ``exact`` reads it.  An
+    approximate library's adapter subclasses :class:`~mlneighbors.neighbors.ApproximateIndex`
+    instead, which implements these hooks over its own, smaller ones.
+
+    Parameters are stored by ``__init__`` and checked by ``build`` (scikit-learn's
+    convention), so ``clone`` and ``get_params`` work and an unbuilt index is a cheap
+    description of one; an index is pickled whole (a model sent to a process, or saved
+    without ``include_index``, drops its built index and builds it again).
+    :func:`~mlneighbors.neighbors.check_index` tests a subclass against the protocol and what
+    it declares.
+
+    The validated ``X`` and ``Q`` that ``build_rows`` and ``query_rows`` receive are the
+    caller's own arrays where they are float64 already (validation does not copy them): write to a copy,
     never to them (normalising rows in place would change the user's training data).  The
     answer to ``Q`` depends on the built index and the values in ``Q`` only: a cache of
     answers keys on the content of the queries (as
@@ -287,9 +304,9 @@ class BaseIndex(BaseEstimator):
     ...     name = "brute"
     ...     def __init__(self, metric="euclidean"):
     ...         self.metric = metric
-    ...     def _build(self, X):
+    ...     def build_rows(self, X):
     ...         self._X = X
-    ...     def _query(self, Q, k):
+    ...     def query_rows(self, Q, k):
     ...         D = np.sqrt(((Q[:, None, :] - self._X[None, :, :]) ** 2).sum(axis=2))
     ...         order = np.lexsort((np.broadcast_to(np.arange(len(self._X)), D.shape), D), axis=1)[:, :k]
     ...         return np.take_along_axis(D, order, axis=1), order
@@ -328,16 +345,16 @@ class BaseIndex(BaseEstimator):
             The built index.
         """
         self._check_ready()
-        return self._build_rows(self._check_data(X, name="X"))
+        return self._build_checked(self._check_data(X, name="X"))
 
     def _check_ready(self) -> None:
         """The checks of ``build`` before the data: the metric and the parameters."""
         check_metric(self.metric, self.capabilities.metrics, self.name)
-        self._check_params()
+        self.check_params()
 
-    def _build_rows(self, X: np.ndarray | sp.csr_matrix) -> BaseIndex:
+    def _build_checked(self, X: np.ndarray | sp.csr_matrix) -> BaseIndex:
         """``build`` of validated rows."""
-        self._build(X)
+        self.build_rows(X)
         self.n_samples_fit_ = X.shape[0]
         self.n_features_in_ = X.shape[1]
         return self
@@ -359,7 +376,7 @@ class BaseIndex(BaseEstimator):
             Row numbers in the indexed ``X``; at equal distance the lower row number first.
         """
         Q, k = self._checked_query(Q, k)
-        return self._query(Q, k)
+        return self.query_rows(Q, k)
 
     def _checked_query(
         self, Q: Any, k: int = 1, *, rows_checked: bool = False
@@ -377,24 +394,119 @@ class BaseIndex(BaseEstimator):
             )
         return Q, k
 
-    def _check_params(self) -> None:
-        """Validate the constructor parameters (other than ``metric``)."""
+    # ------------------------------------------------------------------ the hooks of a backend
+    def check_params(self) -> None:
+        """Validate the constructor parameters other than ``metric`` (hook; default: none).
 
-    def _keeps_float32(self) -> bool:
-        """Whether this index takes dense float32 rows as they are, without a float64 copy
-        (see ``check_data``); an index whose every distance goes through ``Reference`` can."""
-        return False
+        Called by ``build`` before the data are read, and by the command line before any
+        computing, so that a bad value fails at once.  Raises ``TypeError`` / ``ValueError``
+        naming the parameter.
+        """
+
+    def keeps_float32(self) -> bool:
+        """Whether this index takes dense float32 rows as they are, without a float64 copy:
+        its ``metric`` is in ``capabilities.float32_rows`` (an index whose every distance is
+        computed in float64 from the rows as given can declare it)."""
+        return self.metric in get_capabilities(self).float32_rows
 
     def _check_data(self, X: Any, *, name: str) -> Any:
         """Validate the indexed rows or the queries (:func:`check_data`; an index that takes
         other kinds of data, such as dask arrays, widens this)."""
-        return check_data(X, name=name, keep_float32=self._keeps_float32())
+        return check_data(X, name=name, keep_float32=self.keeps_float32())
 
-    def _build(self, X: np.ndarray | sp.csr_matrix) -> None:  # pragma: no cover - abstract
+    def build_rows(self, X: np.ndarray | sp.csr_matrix) -> None:  # pragma: no cover - abstract
+        """Index validated rows (hook, required; ``build`` calls it, then sets
+        ``n_samples_fit_`` and ``n_features_in_``).
+
+        Parameters
+        ----------
+        X : ndarray or CSR matrix of shape (n_samples, n_features)
+            Finite rows, float64 (dense float32 where :meth:`keeps_float32`), CSR only where
+            ``capabilities.sparse``; the caller's own array where no copy was needed: never
+            write to it.
+        """
         raise NotImplementedError
 
-    def _query(self, Q: np.ndarray | sp.csr_matrix, k: int) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+    def query_rows(self, Q: np.ndarray | sp.csr_matrix, k: int) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+        """The ``k`` nearest indexed rows of validated queries (hook, required; ``query``
+        calls it).
+
+        Parameters
+        ----------
+        Q : ndarray or CSR matrix of shape (n_queries, n_features)
+            Validated as :meth:`build_rows`'s rows, with the indexed rows' number of features.
+        k : int
+            Checked: 1 <= k <= ``n_samples_fit_``.
+
+        Returns
+        -------
+        dist : ndarray of shape (n_queries, k)
+            True distances, ascending; ties broken by the lower row number.
+        idx : ndarray of shape (n_queries, k)
+            Row numbers of the indexed rows, never ``-1``.
+
+        Notes
+        -----
+        An index that declares ``capabilities.neighbour_sets`` also takes ``sets=True``
+        here and in :meth:`loo_query_rows`: the caller needs the set of each query's k
+        neighbours only (their order within a row is left open, distances may be NaN).
+        """
         raise NotImplementedError
+
+    def loo_query_rows(self, X: Any, rows: np.ndarray | None, m: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """Its own search of the ``m`` nearest indexed rows of indexed ``rows`` of ``X`` (hook,
+        optional: declared by ``capabilities.loo_queries``; default: None).
+
+        :func:`~mlneighbors.neighbors.loo_kneighbors` (every model's ``fit``) asks it first,
+        with ``m = k + 1`` (the row itself among them), and removes each row from its own
+        answer; an index that can do better than ``query_rows(X[rows], m)`` (the exact
+        engine's symmetric products, a graph's own neighbour lists) answers here.
+
+        Parameters
+        ----------
+        X : ndarray or CSR matrix of shape (n_samples_fit_, n_features)
+            The indexed rows, validated.
+        rows : ndarray of int or None
+            The rows whose neighbours are asked (None: all).
+        m : int
+            Neighbours per row.
+
+        Returns
+        -------
+        (dist, idx) or None
+            As :meth:`query_rows` returns them; None declines (the plain search then answers).
+        """
+        return None
+
+    def saved_state(self) -> dict[str, Any] | None:
+        """The built index as plain data, to be saved with a model (hook, optional: declared
+        by ``capabilities.saved_state``; default: None, rebuilt on load).
+
+        Returns
+        -------
+        state : dict or None
+            Numbers, strings, bytes and NumPy arrays only (what skops stores without running
+            code), everything besides the parameters and the indexed rows (the model saves
+            those); None: nothing to save, the index is rebuilt from the rows on load.
+        """
+        return None
+
+    def restore_state(self, state: dict[str, Any], X: Any) -> None:  # pragma: no cover - optional hook
+        """Make this unbuilt index the saved one, on its indexed rows ``X``, without a build
+        (hook, optional: declared by ``capabilities.saved_state``).
+
+        ``state`` comes from a file: check every size, offset and dtype before the library
+        reads it, and raise ``ValueError`` naming the index for anything wrong (a library's
+        reader may trust what it is given and read or write outside its buffers).
+
+        Parameters
+        ----------
+        state : dict
+            What :meth:`saved_state` returned, as loaded.
+        X : ndarray or CSR matrix of shape (n_samples, n_features)
+            The rows the index was built on (the model's training rows).
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not restore a saved state")
 
 
 def unbuilt_copy(index: Any) -> Any:

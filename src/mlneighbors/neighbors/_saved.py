@@ -34,6 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from ._capabilities import get_capabilities
+
 __all__ = ["export_index", "including_index", "pack_rows", "restore_index", "unpack_rows"]
 
 #: version of the saved layout written (a newer layout is refused with a clear error).  2: a
@@ -140,10 +142,9 @@ def export_index(index: Any) -> dict[str, Any] | None:
     >>> export_index(get_index("exact").build(np.eye(3))) is None  # rebuilt on load
     True
     """
-    saved_state = getattr(index, "_saved_state", None)
-    if not callable(saved_state):
+    if not get_capabilities(index).saved_state:
         return None
-    state = saved_state()
+    state = index.saved_state()
     if state is None:
         return None
     saved = {"format": FORMAT, "backend": str(index.name), "state": state}
@@ -187,11 +188,11 @@ def restore_index(index: Any, saved: Any, X: Any) -> Any:
     if not ok:
         raise ValueError(f"{what} is damaged (its checksum does not match its data); refit the model, or "
                          "save it without include_index")
-    if saved["backend"] != getattr(index, "name", None) or not callable(getattr(index, "_restore_state", None)):
+    if saved["backend"] != getattr(index, "name", None) or not get_capabilities(index).saved_state:
         raise ValueError(f"{what} was saved from backend {saved['backend']!r}, but the model's backend is "
                          f"{getattr(index, 'name', index)!r}")
     try:
-        index._restore_state(saved["state"], X)
+        index.restore_state(saved["state"], X)
     except (KeyError, TypeError, AttributeError) as exc:
         raise ValueError(f"{what} is damaged: {type(exc).__name__}: {exc}") from None
     return index

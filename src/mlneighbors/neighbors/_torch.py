@@ -265,7 +265,7 @@ class TorchIndex(BaseIndex):
         self.sparse_strategy = sparse_strategy
 
     # ------------------------------------------------------------------ parameters
-    def _check_params(self) -> None:
+    def check_params(self) -> None:
         mb = self.memory_budget
         if mb is not None and (isinstance(mb, bool) or not isinstance(mb, (int, float)) or not 0 < mb < math.inf):
             raise ValueError(f"memory_budget must be a positive number of MiB or None, got memory_budget={mb!r}")
@@ -294,7 +294,7 @@ class TorchIndex(BaseIndex):
         return -(-self._ref.n_samples // self._shard_rows)
 
     # ------------------------------------------------------------------ build
-    def _build(self, X: Matrix) -> None:
+    def build_rows(self, X: Matrix) -> None:
         torch = _import_torch()
         self._device_name = resolve_device(torch, self.device)
         self._ref = Reference(X, self.metric)
@@ -389,7 +389,7 @@ class TorchIndex(BaseIndex):
         return {key: value for key, value in state.items() if key not in ("_shards", "_shard_rows", "_device_name")}
 
     # ------------------------------------------------------------------ query
-    def _query(self, Q: Matrix, k: int) -> tuple[np.ndarray, np.ndarray]:
+    def query_rows(self, Q: Matrix, k: int) -> tuple[np.ndarray, np.ndarray]:
         torch = _import_torch()
         with _ieee_float32(torch), torch.no_grad():
             resident = self._resident(torch)

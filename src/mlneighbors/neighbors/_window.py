@@ -174,7 +174,7 @@ class PCAWindowIndex(BaseIndex):
         self.n_components = n_components
         self.n_candidates = n_candidates
 
-    def _check_params(self) -> None:
+    def check_params(self) -> None:
         check_positive_int(self.n_candidates, "n_candidates")
         c = self.n_components
         if c is None or (isinstance(c, Integral) and not isinstance(c, bool)):
@@ -184,7 +184,7 @@ class PCAWindowIndex(BaseIndex):
         if not isinstance(c, Real) or isinstance(c, bool) or not 0 < c < 1:
             raise ValueError(f"n_components must be an int >= 1, a float in (0, 1) or None, got {c!r}")
 
-    def _build(self, X: Matrix) -> None:
+    def build_rows(self, X: Matrix) -> None:
         n, d = X.shape
         if isinstance(self.n_components, Integral) and self.n_components > min(n, d):
             raise ValueError(
@@ -287,7 +287,7 @@ class PCAWindowIndex(BaseIndex):
             dist[a:b], idx[a:b], sizes[a:b] = self._search_block(Zq[a:b], block, k)
         return dist, idx, sizes
 
-    def _query(self, Q: Matrix, k: int) -> tuple[np.ndarray, np.ndarray]:
+    def query_rows(self, Q: Matrix, k: int) -> tuple[np.ndarray, np.ndarray]:
         limit = min(self.n_candidates, self._n_train)
         if k > limit:
             raise ValueError(

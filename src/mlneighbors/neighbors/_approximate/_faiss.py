@@ -10,7 +10,7 @@ import numpy as np
 
 from .._distance import Matrix
 from .._protocol import check_positive_int, import_optional
-from ._shared import _BUILD_BLOCK, ApproximateIndex, _dense32, _seed
+from ._shared import ApproximateIndex, _seed
 
 __all__ = ["FaissHNSWIndex", "FaissIVFIndex", "FaissUnionIndex"]
 
@@ -82,17 +82,17 @@ class _FaissBase(ApproximateIndex):
     package: ClassVar[str] = "faiss"
 
     def _lib_vectors(self, X: Matrix, Xp: Matrix) -> np.ndarray:
-        return _dense32(Xp if self.metric == "cosine" else X)
+        return self.dense32(Xp if self.metric == "cosine" else X)
 
-    def _add_library(self, X: Matrix, rows: np.ndarray, progress: Any) -> None:
-        for a in range(0, len(rows), _BUILD_BLOCK):
-            self._index.add(self._vectors(rows[a : a + _BUILD_BLOCK]))
-            progress.advance(len(rows[a : a + _BUILD_BLOCK]))
+    def add_library(self, X: Matrix, rows: np.ndarray, progress: Any) -> None:
+        for a in range(0, len(rows), self.build_block):
+            self._index.add(self.vectors(rows[a : a + self.build_block]))
+            progress.advance(len(rows[a : a + self.build_block]))
 
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
         if "_index" in state:
-            faiss = self._library()
+            faiss = self.library()
             state = dict(state)
             state["_index"] = faiss.serialize_index(state["_index"])
         return state
@@ -108,12 +108,12 @@ class _FaissBase(ApproximateIndex):
         """faiss's ``write_index`` flags of the saved index."""
         return 0
 
-    def _export_library(self) -> dict[str, Any]:
-        faiss = self._library()
+    def export_library(self) -> dict[str, Any]:
+        faiss = self.library()
         return {"faiss_index": _faiss_bytes(faiss, self._index, self._io_flags(faiss))}
 
-    def _import_library(self, data: dict[str, Any]) -> None:
-        faiss = self._library()
+    def import_library(self, data: dict[str, Any]) -> None:
+        faiss = self.library()
         raw = data.get("faiss_index")
         if isinstance(raw, np.ndarray) and raw.dtype == np.uint8 and raw.ndim == 1:  # layout 1
             raw = raw.data
@@ -159,7 +159,7 @@ def _trained_ivf(owner: ApproximateIndex, faiss: ModuleType, X: Matrix, rows: np
     most = index.cp.max_points_per_centroid * nlist
     rng = np.random.default_rng(seed)
     train = rows if n <= most else np.sort(rng.choice(rows, most, replace=False))
-    index.train(owner._vectors(train))
+    index.train(owner.vectors(train))
     return index, quantizer, nlist  # the IVF index refers to its quantizer: keep both
 
 
@@ -186,11 +186,11 @@ class _WithIVF:
         state.pop("_quantizer", None)
         return state
 
-    def _saved_state(self) -> dict[str, Any]:
-        return {**super()._saved_state(), "nlist": int(self.nlist_)}
+    def saved_state(self) -> dict[str, Any]:
+        return {**super().saved_state(), "nlist": int(self.nlist_)}
 
-    def _restore_state(self, state: dict[str, Any], X: Matrix) -> None:
-        super()._restore_state(state, X)
+    def restore_state(self, state: dict[str, Any], X: Matrix) -> None:
+        super().restore_state(state, X)
         self.nlist_ = int(state["nlist"])
 
 
@@ -276,20 +276,20 @@ class FaissIVFIndex(_WithIVF, _FaissBase):
         self.recall_k = recall_k
         self.random_state = random_state
 
-    def _check_params(self) -> None:
+    def check_params(self) -> None:
         check_positive_int(self.nlist, "nlist", allow_none=True)
         check_positive_int(self.nprobe, "nprobe", allow_none=True)
-        self._check_recall_params()
+        self.check_recall_params()
 
-    def _build_library(self, faiss: ModuleType, X: Matrix, rows: np.ndarray, progress: Any) -> None:
+    def build_library(self, faiss: ModuleType, X: Matrix, rows: np.ndarray, progress: Any) -> None:
         self._index, self._quantizer, self.nlist_ = _trained_ivf(self, faiss, X, rows, self.nlist, flat=True)
-        self._add_library(X, rows, progress)
+        self.add_library(X, rows, progress)
 
-    def _breadth_range(self, k: int) -> tuple[int, int]:
+    def breadth_range(self, k: int) -> tuple[int, int]:
         return 1, self.nlist_
 
-    def _search_library(self, Q: Matrix, Qp: Matrix, k: int, breadth: Any) -> np.ndarray:
-        faiss = self._library()
+    def search_library(self, Q: Matrix, Qp: Matrix, k: int, breadth: Any) -> np.ndarray:
+        faiss = self.library()
         params = faiss.SearchParametersIVF()
         params.nprobe = min(int(breadth), self.nlist_)
         _, idx = self._index.search(self._lib_vectors(Q, Qp), k, params=params)
@@ -382,15 +382,15 @@ class FaissHNSWIndex(_FaissBase):
         self.recall_k = recall_k
         self.random_state = random_state
 
-    def _check_params(self) -> None:
+    def check_params(self) -> None:
         check_positive_int(self.M, "M", minimum=2)
         check_positive_int(self.ef_construction, "ef_construction")
         check_positive_int(self.ef_search, "ef_search", allow_none=True)
-        self._check_recall_params()
+        self.check_recall_params()
 
-    def _build_library(self, faiss: ModuleType, X: Matrix, rows: np.ndarray, progress: Any) -> None:
+    def build_library(self, faiss: ModuleType, X: Matrix, rows: np.ndarray, progress: Any) -> None:
         self._index = self._new_graph(faiss, X.shape[1])
-        self._add_library(X, rows, progress)
+        self.add_library(X, rows, progress)
 
     def _new_graph(self, faiss: ModuleType, d: int) -> Any:
         index = faiss.IndexHNSWFlat(d, self.M, faiss.METRIC_L2)
@@ -401,14 +401,14 @@ class FaissHNSWIndex(_FaissBase):
         # the graph only: the vectors are the model's training rows, saved once (by the model)
         return faiss.IO_FLAG_SKIP_STORAGE
 
-    def _breadth_range(self, k: int) -> tuple[int, int]:
+    def breadth_range(self, k: int) -> tuple[int, int]:
         return k, max(k, self.n_samples_fit_)
 
-    def _search_library(self, Q: Matrix, Qp: Matrix, k: int, breadth: Any) -> np.ndarray:
+    def search_library(self, Q: Matrix, Qp: Matrix, k: int, breadth: Any) -> np.ndarray:
         return self._search_graph(self._lib_vectors(Q, Qp), k, breadth)
 
     def _search_graph(self, vectors: np.ndarray, k: int, breadth: Any) -> np.ndarray:
-        params = self._library().SearchParametersHNSW()
+        params = self.library().SearchParametersHNSW()
         params.efSearch = max(int(breadth), k)
         _, idx = self._index.search(vectors, k, params=params)
         return idx
@@ -424,7 +424,7 @@ class FaissHNSWIndex(_FaissBase):
 
     def _completed(self, faiss: ModuleType, index: Any) -> Any:
         """Saved without its vectors (layout 2): their float32 storage, made again from the
-        model's rows in the library's order, as :meth:`_add_library` gave them, written in place."""
+        model's rows in the library's order, as :meth:`add_library` gave them, written in place."""
         if index.storage is not None:  # layout 1
             return index
         n, d = self.n_samples_fit_, self.n_features_in_
@@ -432,8 +432,8 @@ class FaissHNSWIndex(_FaissBase):
         storage.codes.resize(n * d * 4)
         if n:
             vectors = faiss.rev_swig_ptr(storage.codes.data(), n * d * 4).view(np.float32).reshape(n, d)
-            for a in range(0, n, _BUILD_BLOCK):
-                vectors[a : a + _BUILD_BLOCK] = self._vectors(self._order[a : a + _BUILD_BLOCK])
+            for a in range(0, n, self.build_block):
+                vectors[a : a + self.build_block] = self.vectors(self._order[a : a + self.build_block])
         storage.ntotal = n
         storage.this.disown()  # the HNSW index owns it now
         index.storage = storage
@@ -569,8 +569,8 @@ class FaissUnionIndex(_WithIVF, FaissHNSWIndex):
         self.nprobe = nprobe
         self.storage = storage
 
-    def _check_params(self) -> None:
-        super()._check_params()
+    def check_params(self) -> None:
+        super().check_params()
         check_positive_int(self.nlist, "nlist", allow_none=True)
         check_positive_int(self.nprobe, "nprobe")
         if self.storage not in _UNION_STORAGES:
@@ -587,31 +587,31 @@ class FaissUnionIndex(_WithIVF, FaissHNSWIndex):
         # codes are saved with the graph: they cannot be made again from the rows alone
         return 0 if isinstance(self._index, faiss.IndexHNSWSQ) else super()._io_flags(faiss)
 
-    def _build_library(self, faiss: ModuleType, X: Matrix, rows: np.ndarray, progress: Any) -> None:
+    def build_library(self, faiss: ModuleType, X: Matrix, rows: np.ndarray, progress: Any) -> None:
         self._index = self._new_graph(faiss, X.shape[1])
         if not self._index.is_trained:
             # the codes' range per feature, from a seeded sample (rows outside it are clipped:
             # the codes only guide the search, the candidates are ranked by exact distances)
             size = min(len(rows), _SQ_TRAIN_ROWS)
             sample = np.sort(np.random.default_rng(_seed(self.random_state)).choice(rows, size, replace=False))
-            self._index.train(self._vectors(sample))
+            self._index.train(self.vectors(sample))
         self._ivf, self._quantizer, self.nlist_ = _trained_ivf(
             self, faiss, X, rows, self.nlist, flat=False, cells_per_sqrt_n=_UNION_CELLS_PER_SQRT_N,
             points_per_cell=_UNION_POINTS_PER_CELL)
-        self._add_library(X, rows, progress)
+        self.add_library(X, rows, progress)
 
-    def _add_library(self, X: Matrix, rows: np.ndarray, progress: Any) -> None:
-        for a in range(0, len(rows), _BUILD_BLOCK):
-            vectors = self._vectors(rows[a : a + _BUILD_BLOCK])
+    def add_library(self, X: Matrix, rows: np.ndarray, progress: Any) -> None:
+        for a in range(0, len(rows), self.build_block):
+            vectors = self.vectors(rows[a : a + self.build_block])
             self._index.add(vectors)  # both number the rows in the order they are added
             self._ivf.add(vectors)
             progress.advance(len(vectors))
 
-    def _breadth_range(self, k: int, floor: int = _UNION_EF_MIN) -> tuple[int, int]:
+    def breadth_range(self, k: int, floor: int = _UNION_EF_MIN) -> tuple[int, int]:
         return max(k, floor), max(k, floor, self.n_samples_fit_)
 
-    def _loo_breadth_range(self, k: int) -> tuple[int, int]:
-        return self._breadth_range(k, _UNION_LOO_EF_MIN)
+    def loo_breadth_range(self, k: int) -> tuple[int, int]:
+        return self.breadth_range(k, _UNION_LOO_EF_MIN)
 
     def _check_faiss(self, faiss: ModuleType, index: Any) -> None:
         if isinstance(index, faiss.IndexHNSWSQ):  # saved with its codes
@@ -621,10 +621,10 @@ class FaissUnionIndex(_WithIVF, FaissHNSWIndex):
         else:  # a float32 graph (saved without its vectors)
             super()._check_faiss(faiss, index)
 
-    def _search_library(self, Q: Matrix, Qp: Matrix, k: int, breadth: Any) -> np.ndarray:
+    def search_library(self, Q: Matrix, Qp: Matrix, k: int, breadth: Any) -> np.ndarray:
         vectors = self._lib_vectors(Q, Qp)
         from_graph = self._search_graph(vectors, k, breadth)
-        cells = self._library().SearchParametersIVF()
+        cells = self.library().SearchParametersIVF()
         cells.nprobe = min(int(self.nprobe), self.nlist_)
         _, from_cells = self._ivf.search(vectors, 2 * k, params=cells)
         return np.hstack([from_graph, from_cells])  # -1 padding and repeats: _rank counts them out
@@ -632,7 +632,7 @@ class FaissUnionIndex(_WithIVF, FaissHNSWIndex):
     def __getstate__(self) -> dict[str, Any]:
         state = dict(super().__getstate__())
         if "_ivf" in state:
-            state["_ivf"] = self._library().serialize_index(state["_ivf"])
+            state["_ivf"] = self.library().serialize_index(state["_ivf"])
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -643,12 +643,12 @@ class FaissUnionIndex(_WithIVF, FaissHNSWIndex):
             state["_quantizer"] = faiss.extract_index_ivf(state["_ivf"]).quantizer
         super().__setstate__(state)
 
-    def _export_library(self) -> dict[str, Any]:
-        return {**super()._export_library(), "faiss_ivf": _faiss_bytes(self._library(), self._ivf)}
+    def export_library(self) -> dict[str, Any]:
+        return {**super().export_library(), "faiss_ivf": _faiss_bytes(self.library(), self._ivf)}
 
-    def _import_library(self, data: dict[str, Any]) -> None:
-        super()._import_library(data)
-        faiss = self._library()
+    def import_library(self, data: dict[str, Any]) -> None:
+        super().import_library(data)
+        faiss = self.library()
         ivf = _read_faiss(faiss, data.get("faiss_ivf"), self.name, "faiss IVF")
         if ivf.d != self.n_features_in_:
             raise ValueError(f"the saved {self.name} index is damaged: its IVF holds vectors of {ivf.d} features")

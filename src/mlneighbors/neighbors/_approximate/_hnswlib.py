@@ -10,7 +10,7 @@ import numpy as np
 
 from .._distance import Matrix
 from .._protocol import check_positive_int, resolve_n_jobs
-from ._shared import _BUILD_BLOCK, ApproximateIndex, _dense32, _seed
+from ._shared import ApproximateIndex, _seed
 
 __all__ = ["HnswlibIndex"]
 
@@ -106,13 +106,13 @@ class HnswlibIndex(ApproximateIndex):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _check_params(self) -> None:
+    def check_params(self) -> None:
         check_positive_int(self.M, "M", minimum=2)
         check_positive_int(self.ef_construction, "ef_construction")
         check_positive_int(self.ef, "ef", allow_none=True)
-        self._check_recall_params()
+        self.check_recall_params()
 
-    def _build_library(self, hnswlib: ModuleType, X: Matrix, rows: np.ndarray, progress: Any) -> None:
+    def build_library(self, hnswlib: ModuleType, X: Matrix, rows: np.ndarray, progress: Any) -> None:
         n, d = X.shape
         index = hnswlib.Index(space="l2", dim=d)
         index.init_index(
@@ -120,22 +120,22 @@ class HnswlibIndex(ApproximateIndex):
         )
         self._index = index
         self._added = 0
-        self._add_library(X, rows, progress)
+        self.add_library(X, rows, progress)
 
-    def _add_library(self, X: Matrix, rows: np.ndarray, progress: Any) -> None:
+    def add_library(self, X: Matrix, rows: np.ndarray, progress: Any) -> None:
         threads = resolve_n_jobs(self.n_jobs)
-        for a in range(0, len(rows), _BUILD_BLOCK):
-            part = rows[a : a + _BUILD_BLOCK]
+        for a in range(0, len(rows), self.build_block):
+            part = rows[a : a + self.build_block]
             ids = np.arange(self._added, self._added + len(part))
-            self._index.add_items(self._vectors(part), ids, num_threads=threads)
+            self._index.add_items(self.vectors(part), ids, num_threads=threads)
             self._added += len(part)
             progress.advance(len(part))
 
-    def _breadth_range(self, k: int) -> tuple[int, int]:
+    def breadth_range(self, k: int) -> tuple[int, int]:
         return k, max(k, self.n_samples_fit_)
 
-    def _search_library(self, Q: Matrix, Qp: Matrix, k: int, breadth: Any) -> np.ndarray:
-        V = _dense32(Qp if self.metric == "cosine" else Q)
+    def search_library(self, Q: Matrix, Qp: Matrix, k: int, breadth: Any) -> np.ndarray:
+        V = self.dense32(Qp if self.metric == "cosine" else Q)
         n = self._ref.n_samples
         ef = max(int(breadth), k)
         while True:
@@ -148,12 +148,12 @@ class HnswlibIndex(ApproximateIndex):
                     return np.full((V.shape[0], k), -1, dtype=np.intp)  # repaired by brute force
                 ef = min(2 * ef, n)
 
-    def _export_library(self) -> dict[str, Any]:
+    def export_library(self) -> dict[str, Any]:
         (state,) = self._index.__getstate__()
         return dict(state)
 
-    def _import_library(self, data: dict[str, Any]) -> None:
-        hnswlib = self._library()
+    def import_library(self, data: dict[str, Any]) -> None:
+        hnswlib = self.library()
         _check_hnswlib_state(data, self.n_samples_fit_, self.n_features_in_)
         index = hnswlib.Index.__new__(hnswlib.Index)
         try:
@@ -212,8 +212,8 @@ def _check_hnswlib_state(st: dict[str, Any], n: int, d: int) -> None:
 
 def _check_links(raw: np.ndarray, width: int, n: int, bad: Any) -> None:
     """Link lists (a uint32 count, then ``width`` uint32 row numbers): counts and rows in range."""
-    for a in range(0, len(raw), _BUILD_BLOCK):
-        lists = np.ascontiguousarray(raw[a : a + _BUILD_BLOCK]).view(np.uint32)
+    for a in range(0, len(raw), ApproximateIndex.build_block):
+        lists = np.ascontiguousarray(raw[a : a + ApproximateIndex.build_block]).view(np.uint32)
         counts = lists[:, 0] & 0xFFFF
         used = np.arange(width)[None, :] < counts[:, None]
         if counts.max(initial=0) > width or (lists[:, 1:][used] >= n).any():

@@ -14,7 +14,7 @@ from .._capabilities import Capabilities
 from .._distance import Matrix, Reference
 from .._protocol import check_positive_int
 from .._recall import RECALL_SAMPLE, low_recall_share, mean_recall, sample_rows
-from ._shared import _QUERY_BLOCK, ApproximateIndex, _dense32, _seed
+from ._shared import ApproximateIndex, _seed
 
 __all__ = ["PyNNDescentIndex"]
 
@@ -75,7 +75,11 @@ class PyNNDescentIndex(ApproximateIndex):
     extra: ClassVar[str] = "pynndescent"
     package: ClassVar[str] = "pynndescent"
     # no search breadth to calibrate: no recall parameter (its recall_ is measured)
-    capabilities: ClassVar[Capabilities] = Capabilities(metrics=("euclidean", "cosine", "manhattan"), sparse=True)
+    # its index holds numba functions: not saved with a model, rebuilt on load
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        metrics=("euclidean", "cosine", "manhattan"), sparse=True, float32_rows=("euclidean", "cosine", "manhattan"),
+        loo_queries=True,
+    )
 
     recall = None
 
@@ -98,11 +102,11 @@ class PyNNDescentIndex(ApproximateIndex):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _check_params(self) -> None:
+    def check_params(self) -> None:
         check_positive_int(self.n_neighbors, "n_neighbors", minimum=2)
         if isinstance(self.epsilon, bool) or not isinstance(self.epsilon, (int, float)) or self.epsilon < 0:
             raise ValueError(f"epsilon must be a number >= 0, got {self.epsilon!r}")
-        self._check_recall_params()
+        self.check_recall_params()
 
     @staticmethod
     def _data(A: Matrix, sparse: bool | None = None) -> Matrix:
@@ -111,17 +115,17 @@ class PyNNDescentIndex(ApproximateIndex):
         sparse = sp.issparse(A) if sparse is None else sparse
         if sparse:
             return sp.csr_matrix(A).astype(np.float32)
-        return _dense32(A)
+        return ApproximateIndex.dense32(A)
 
-    def _build(self, X: Matrix) -> None:
+    def build_rows(self, X: Matrix) -> None:
         """Build on every row (pynndescent adds no rows later), then measure the recall of
         leave-one-out queries (through the graph, as ``fit``) on a seeded sample of rows."""
-        lib = self._library()
+        lib = self.library()
         self._ref = Reference(X, self.metric)
         n = X.shape[0]
         self._order = np.arange(n)
         with task(f"build {self.name} index", n) as progress:
-            self._build_library(lib, X, self._order, progress)
+            self.build_library(lib, X, self._order, progress)
         self.n_samples_fit_, self.n_features_in_ = X.shape
         k = min(self.recall_k, n - 1)
         rows = sample_rows(n, RECALL_SAMPLE, _seed(self.random_state))
@@ -131,7 +135,7 @@ class PyNNDescentIndex(ApproximateIndex):
         self.query_recall_ = self.query_low_recall_share_ = float("nan")
         self.recall_rows_ = len(rows)
 
-    def _build_library(self, pynndescent: ModuleType, X: Matrix, rows: np.ndarray, progress: Any) -> None:
+    def build_library(self, pynndescent: ModuleType, X: Matrix, rows: np.ndarray, progress: Any) -> None:
         n = X.shape[0]
         self._index = pynndescent.NNDescent(
             self._data(X),
@@ -145,11 +149,11 @@ class PyNNDescentIndex(ApproximateIndex):
         self._index.prepare()
         progress.advance(n)
 
-    def _search_library(self, Q: Matrix, Qp: Matrix, k: int, breadth: Any) -> np.ndarray:
+    def search_library(self, Q: Matrix, Qp: Matrix, k: int, breadth: Any) -> np.ndarray:
         idx, _ = self._index.query(self._data(Q, sp.issparse(self._ref.X)), k=k, epsilon=self.epsilon)
         return idx
 
-    def _loo_query(self, X: Matrix, rows: np.ndarray | None, m: int) -> tuple[np.ndarray, np.ndarray] | None:
+    def loo_query_rows(self, X: Matrix, rows: np.ndarray | None, m: int) -> tuple[np.ndarray, np.ndarray] | None:
         """The ``m`` nearest of the graph's neighbours of the indexed ``rows`` of ``X`` (None:
         all; the row itself among them), re-ranked in float64; rows with fewer than ``m``
         valid ones are searched.  None when the graph is not used (``loo_graph=False``, or
@@ -160,13 +164,13 @@ class PyNNDescentIndex(ApproximateIndex):
         rows = np.arange(X.shape[0]) if rows is None else rows
         dist = np.empty((len(rows), m))
         idx = np.empty((len(rows), m), dtype=np.intp)
-        step = max(1, _QUERY_BLOCK // 4)
+        step = max(1, self.query_block // 4)
         with task(f"neighbours {self.name} graph", len(rows)) if len(rows) > step else nullcontext() as progress:
             for a in range(0, len(rows), step):
                 Qb = X[rows[a : a + step]]
 
                 def search(Qp: Matrix, short: np.ndarray, k: int, Qb: Matrix = Qb) -> tuple[np.ndarray, np.ndarray]:
-                    return self._query(Qb[short], k)
+                    return self.query_rows(Qb[short], k)
 
                 cand = graph[rows[a : a + step]].astype(np.intp)
                 dist[a : a + step], idx[a : a + step] = self._rank(self._ref.prepare(Qb), cand, m, search)

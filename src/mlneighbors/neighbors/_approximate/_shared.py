@@ -66,12 +66,6 @@ from .._recall import (
 
 __all__ = ["ApproximateIndex"]
 
-# rows added to a library's index per call (progress is reported between calls)
-_BUILD_BLOCK = 1 << 15
-# queries per call of the library (progress is reported between calls; the libraries spread
-# one call over their threads)
-_QUERY_BLOCK = 1 << 14
-
 # fewer sampled rows than this (an index of fewer than 5 * 20 rows): no held-out calibration,
 # the widest search
 _MIN_HELD = 20
@@ -84,37 +78,85 @@ def _seed(random_state: Any) -> int:
     return int(check_random_state(random_state).randint(0, 2**31 - 1))
 
 
-def _dense32(A: Matrix) -> np.ndarray:
-    A = A.toarray() if sp.issparse(A) else A
-    return np.ascontiguousarray(A, dtype=np.float32)
-
-
 class ApproximateIndex(BaseIndex):
-    """Shared machinery of the approximate adapters (re-ranking, repairs, lazy import, the
-    recall measured and calibrated at build, saving the library's index as data).
+    """The base of an approximate library's adapter: what the library lacks, done once.
+
+    An adapter says how to build, extend, search, export and import the library's index (the
+    hooks below); this base makes of it a backend of the protocol: the library imported when
+    an index is built (a missing one raises ``ImportError`` naming ``extra``); the library's
+    candidates re-ranked by float64 true distances with the exact search's tie rule (lower
+    row first); a row the library could not fill with k distinct valid rows (``-1`` padding,
+    duplicates) answered by brute force, so never ``-1``; the recall measured at build and
+    the search breadth calibrated to ``recall`` (``recall_``, ``low_recall_share_``,
+    ``query_recall_``, ...); the leave-one-out queries of ``fit`` at their own breadth; and
+    the built index saved as data with a model (``saved_state`` / ``restore_state``).
 
     The library's index holds the rows in the order ``_order`` (library id -> row number):
     the rows of the calibration sample come last, so that they can be queried before they
-    are added (see :meth:`_build`).
+    are added (see :meth:`build_rows`).
+
+    Class attributes an adapter sets: ``name`` (its backend name), ``module`` (what is
+    imported), ``package`` (what ``pip`` installs), ``extra`` (the ``mlneighbors[...]`` extra
+    that installs it), ``breadth`` (the name of the search-breadth parameter calibrated to
+    ``recall``, e.g. ``"ef"``; "" for none), and ``capabilities`` where they differ from the
+    default here.  Its constructor stores ``metric``, its own parameters, ``recall``,
+    ``recall_k`` and ``random_state`` (all keyword-only, scikit-learn's convention).
+
+    Hooks an adapter implements (each documented below): :meth:`build_library`,
+    :meth:`add_library`, :meth:`search_library`, :meth:`breadth_range` (with a breadth),
+    :meth:`export_library` and :meth:`import_library` (saving; or declare
+    ``saved_state=False`` in ``capabilities``), and :meth:`check_params` (its parameters, then
+    :meth:`check_recall_params`).  Helpers it may use: :meth:`library`, :meth:`vectors`,
+    :meth:`dense32`, ``build_block`` and ``n_samples_fit_`` / ``n_features_in_``.
+
+    An adapter pickles as any Python object (a model is sent to other processes); a library
+    index that does not pickle is dropped in ``__getstate__`` and made again from
+    :meth:`export_library`'s data in ``__setstate__`` (as the faiss adapters do).
+    :func:`~mlneighbors.neighbors.check_index` tests an adapter against all of this.
+
+    Examples
+    --------
+    hnswlib's adapter (``mlneighbors/neighbors/_approximate/_hnswlib.py``) is the shortest
+    complete one; every registered adapter is one:
+
+    >>> from mlneighbors.neighbors import ApproximateIndex, HnswlibIndex
+    >>> issubclass(HnswlibIndex, ApproximateIndex), HnswlibIndex.breadth, HnswlibIndex.extra
+    (True, 'ef', 'hnsw')
     """
 
-    capabilities: ClassVar[Capabilities] = Capabilities(metrics=("euclidean", "cosine"), sparse=True, recall=True)
+    # float32 rows: the libraries get float32 vectors and the re-ranking computes in float64
+    # from any rows, so dense float32 rows are kept once, as given (issue 29: 10^6 x 128 held
+    # twice otherwise)
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        metrics=("euclidean", "cosine"), sparse=True, recall=True, float32_rows=("euclidean", "cosine"),
+        loo_queries=True, saved_state=True,
+    )
+    #: the module imported when an index is built (``import_optional``)
     module: ClassVar[str] = ""
+    #: the ``mlneighbors[...]`` extra that installs it (named in the ImportError)
     extra: ClassVar[str] = ""
+    #: what ``pip`` installs ("" : the module's name)
     package: ClassVar[str] = ""
     #: the search breadth calibrated to ``recall`` ("" for an adapter without one)
     breadth: ClassVar[str] = ""
+    #: rows handed to the library's build per call (progress is reported between calls)
+    build_block: ClassVar[int] = 1 << 15
+    #: queries per call of the library (progress is reported between calls; the libraries
+    #: spread one call over their threads)
+    query_block: ClassVar[int] = 1 << 14
 
     recall: float | None
     recall_k: int
 
-    def _keeps_float32(self) -> bool:
-        # the libraries get float32 vectors and the re-ranking computes in float64 from any rows:
-        # dense float32 rows are kept once, as given (issue 29: 10^6 x 128 held twice otherwise)
-        return True
+    def library(self) -> ModuleType:
+        """The library's module, imported now (``ImportError`` naming the extra when absent)."""
+        return import_optional(self.module, backend=self.name, extra=self.extra, package=self.package or None)
 
-    def _library(self) -> ModuleType:
-        return import_optional(self.module, backend=self.name, extra=self.extra, package=self.package)
+    @staticmethod
+    def dense32(A: Matrix) -> np.ndarray:
+        """Rows as a C-contiguous dense float32 array (CSR densified), what most libraries take."""
+        A = A.toarray() if sp.issparse(A) else A
+        return np.ascontiguousarray(A, dtype=np.float32)
 
     def set_params(self, **params: Any) -> ApproximateIndex:
         """scikit-learn's ``set_params``, except that the search breadth (``ef``, ``ef_search``,
@@ -129,7 +171,9 @@ class ApproximateIndex(BaseIndex):
             )
         return super().set_params(**params)
 
-    def _check_recall_params(self) -> None:
+    def check_recall_params(self) -> None:
+        """Check ``recall_k`` and ``recall`` (and that ``recall`` and a fixed breadth are not
+        both given); an adapter's :meth:`check_params` calls it after its own checks."""
         check_positive_int(self.recall_k, "recall_k")
         r = self.recall
         check_recall(r)
@@ -139,11 +183,12 @@ class ApproximateIndex(BaseIndex):
                 f"{self.breadth} (fixed), not both: got recall={r!r}, {self.breadth}={getattr(self, self.breadth)!r}"
             )
 
-    def _vectors(self, rows: np.ndarray) -> np.ndarray:
-        """The library's float32 vectors of some rows (normalised for cosine)."""
-        return _dense32(self._ref.X[rows])
+    def vectors(self, rows: np.ndarray) -> np.ndarray:
+        """The library's float32 vectors of indexed ``rows`` (normalised for cosine: the
+        libraries search cosine as euclidean between unit rows)."""
+        return self.dense32(self._ref.X[rows])
 
-    def _build(self, X: Matrix) -> None:
+    def build_rows(self, X: Matrix) -> None:
         """Build, then measure (and calibrate) the recall on seeded samples of rows.
 
         The rows of a first sample are added to the library's index last.  Before they are
@@ -156,7 +201,7 @@ class ApproximateIndex(BaseIndex):
         last have links chosen among all rows: they would overstate the recall), as
         leave-one-out queries, and ``recall_`` measured.
         """
-        lib = self._library()
+        lib = self.library()
         self._ref = Reference(X, self.metric)
         n = X.shape[0]
         k = min(self.recall_k, n - 2)
@@ -176,19 +221,19 @@ class ApproximateIndex(BaseIndex):
             exact_kth = loo_kneighbors(exact, X, k, rows=loo_rows, validated=True)[0][:, -1]
             del exact
         with task(f"build {self.name} index", n) as progress:
-            self._build_library(lib, X, rest, progress)
+            self.build_library(lib, X, rest, progress)
             self.n_samples_fit_, self.n_features_in_ = X.shape  # the calibration queries the index
             fixed = getattr(self, self.breadth) if self.breadth else None
             target = DEFAULT_RECALL if self.recall is None else float(self.recall)
-            lo, hi = self._breadth_range(k + 1) if self.breadth else (0, 0)
-            loo_lo, loo_hi = self._loo_breadth_range(k + 1) if self.breadth else (0, 0)
+            lo, hi = self.breadth_range(k + 1) if self.breadth else (0, 0)
+            loo_lo, loo_hi = self.loo_breadth_range(k + 1) if self.breadth else (0, 0)
             if len(held):
                 self._breadth, self.query_recall_, self.query_low_recall_share_ = self._calibrated(
                     lambda b: self._held_out_hits(X, held, k, b, kth), k, fixed, lo, hi, target)
             else:
                 self._breadth = fixed if fixed is not None else hi
                 self.query_recall_ = self.query_low_recall_share_ = float("nan")
-            self._add_library(X, held, progress)
+            self.add_library(X, held, progress)
         if len(held):
             self._loo_breadth, self.recall_, self.low_recall_share_ = self._calibrated(
                 lambda b: self._loo_hits(X, loo_rows, k, b, exact_kth), k, fixed, loo_lo, loo_hi, target)
@@ -265,19 +310,30 @@ class ApproximateIndex(BaseIndex):
         return tie_aware_hits(dist, kth)
 
     # ------------------------------------------------------------------ recall
-    def _breadth_range(self, k: int) -> tuple[int, int]:  # pragma: no cover - abstract
-        """The smallest and largest useful breadth for ``k`` neighbours."""
+    def breadth_range(self, k: int) -> tuple[int, int]:  # pragma: no cover - abstract
+        """The smallest and largest useful search breadth for ``k`` neighbours (hook, for an
+        adapter with a ``breadth``): the calibration searches between them.
+
+        Parameters
+        ----------
+        k : int
+            Neighbours asked.
+
+        Returns
+        -------
+        lo, hi : int
+        """
         raise NotImplementedError
 
-    def _loo_breadth_range(self, k: int) -> tuple[int, int]:
+    def loo_breadth_range(self, k: int) -> tuple[int, int]:
         """The same for the leave-one-out queries of indexed rows (``k`` with the row itself)."""
-        return self._breadth_range(k)
+        return self.breadth_range(k)
 
     # ------------------------------------------------------------------ query
-    def _query(self, Q: Matrix, k: int) -> tuple[np.ndarray, np.ndarray]:
+    def query_rows(self, Q: Matrix, k: int) -> tuple[np.ndarray, np.ndarray]:
         return self._query_at(Q, k, getattr(self, "_breadth", None), self._brute_force)
 
-    def _loo_query(self, X: Matrix, rows: np.ndarray | None, m: int) -> tuple[np.ndarray, np.ndarray] | None:
+    def loo_query_rows(self, X: Matrix, rows: np.ndarray | None, m: int) -> tuple[np.ndarray, np.ndarray] | None:
         """Leave-one-out queries of the indexed ``rows`` of ``X`` (None: all), ``m`` neighbours
         each (the row itself among them), at the breadth calibrated for them."""
         if not self.breadth:
@@ -289,13 +345,13 @@ class ApproximateIndex(BaseIndex):
         nq = Q.shape[0]
         dist = np.empty((nq, k), dtype=np.float64)
         idx = np.empty((nq, k), dtype=np.intp)
-        step = max(1, min(_QUERY_BLOCK, working_memory_bytes() // (16 * k + 8 * self._ref.n_features + 64)))
+        step = max(1, min(self.query_block, working_memory_bytes() // (16 * k + 8 * self._ref.n_features + 64)))
         with task(f"search {self.name}", nq) if progress and nq > step else nullcontext() as bar:
             for a in range(0, nq, step):
                 b = min(a + step, nq)
                 Qp = self._ref.prepare(Q[a:b])
                 # k candidates a row, or more (the union's two structures): ranked together
-                found = np.asarray(self._search_library(Q[a:b], Qp, k, breadth), dtype=np.intp).reshape(b - a, -1)
+                found = np.asarray(self.search_library(Q[a:b], Qp, k, breadth), dtype=np.intp).reshape(b - a, -1)
                 cand = np.where(found >= 0, self._order[np.clip(found, 0, len(self._order) - 1)], -1)
                 cand[found >= len(self._order)] = -1
                 dist[a:b], idx[a:b] = self._rank(Qp, cand, k, repair)
@@ -329,32 +385,73 @@ class ApproximateIndex(BaseIndex):
             dist[short], idx[short] = repair(Qp, short, k)
         return dist, idx
 
-    def _build_library(self, lib: ModuleType, X: Matrix, rows: np.ndarray, progress: Any) -> None:  # pragma: no cover
-        """Build the library's index on ``rows`` of ``X`` (library ids 0 .. len(rows) - 1)."""
+    def build_library(self, lib: ModuleType, X: Matrix, rows: np.ndarray, progress: Any) -> None:  # pragma: no cover
+        """Build the library's index on indexed ``rows`` of ``X`` (hook, required).
+
+        Parameters
+        ----------
+        lib : module
+            The library (:meth:`library`).
+        X : ndarray or CSR matrix of shape (n_samples, n_features)
+            Every indexed row, validated (never write to it); take the rows' float32 vectors
+            with :meth:`vectors` (normalised for cosine).
+        rows : ndarray of int
+            The rows to index, in order: they get library ids ``0 .. len(rows) - 1``.
+        progress : object
+            ``progress.advance(n)`` after each ``build_block`` of rows.
+        """
         raise NotImplementedError
 
-    def _add_library(self, X: Matrix, rows: np.ndarray, progress: Any) -> None:  # pragma: no cover
-        """Add ``rows`` to the built library index (the next library ids)."""
+    def add_library(self, X: Matrix, rows: np.ndarray, progress: Any) -> None:  # pragma: no cover
+        """Add indexed ``rows`` of ``X`` to the built library index (hook, required): they get
+        the next library ids, in order (the calibration sample is added last, after it was
+        queried as new rows).  Parameters as :meth:`build_library`'s."""
         raise NotImplementedError
 
-    def _search_library(self, Q: Matrix, Qp: Matrix, k: int, breadth: Any) -> np.ndarray:  # pragma: no cover
-        """Library ids of k candidates of every query, at a search breadth."""
+    def search_library(self, Q: Matrix, Qp: Matrix, k: int, breadth: Any) -> np.ndarray:  # pragma: no cover
+        """Library ids of about ``k`` candidates of every query (hook, required).
+
+        Parameters
+        ----------
+        Q : ndarray or CSR matrix of shape (n_queries, n_features)
+            The queries as validated.
+        Qp : ndarray or CSR matrix of shape (n_queries, n_features)
+            The same prepared for the metric (unit rows for cosine): what a library that
+            searches cosine as euclidean takes (``self.dense32(Qp)``).
+        k : int
+            Candidates per query wanted (more are allowed: all are ranked).
+        breadth : int or None
+            The search breadth to use (None for an adapter without one).
+
+        Returns
+        -------
+        ids : ndarray of int of shape (n_queries, m)
+            Library ids; ``-1`` or a repeated id where the library found fewer: that row is
+            answered by brute force.
+        """
         raise NotImplementedError
 
     # ------------------------------------------------------------------ saved as data
-    def _export_library(self) -> dict[str, Any]:  # pragma: no cover - abstract
-        """The library's built index as plain data (numbers, strings, arrays)."""
+    def export_library(self) -> dict[str, Any]:  # pragma: no cover - abstract
+        """The library's built index as plain data: numbers, strings, bytes and NumPy arrays
+        (hook, for ``capabilities.saved_state``; skops saves them without running code)."""
         raise NotImplementedError
 
-    def _import_library(self, data: dict[str, Any]) -> None:  # pragma: no cover - abstract
-        """Rebuild the library's index from :meth:`_export_library`'s data, after checking
-        that data (a damaged index is a ``ValueError``, never a crash in the library)."""
+    def import_library(self, data: dict[str, Any]) -> None:  # pragma: no cover - abstract
+        """Make the library's index again from :meth:`export_library`'s data, as loaded from
+        a file (hook, for ``capabilities.saved_state``).
+
+        Validate ``data`` before the library reads it: every size, offset and dtype against
+        ``n_samples_fit_`` and ``n_features_in_`` (set before this is called), since a
+        library's reader may trust what it is given and read or write outside its buffers.
+        Anything wrong is a ``ValueError`` naming the index, never a crash in the library.
+        """
         raise NotImplementedError
 
-    def _saved_state(self) -> dict[str, Any]:
+    def saved_state(self) -> dict[str, Any]:
         """Everything a built index needs besides its parameters and the indexed rows."""
         return {
-            "library": self._export_library(),
+            "library": self.export_library(),
             "order": np.asarray(self._order, dtype=np.int64),
             "n_samples": int(self.n_samples_fit_),
             "n_features": int(self.n_features_in_),
@@ -367,7 +464,7 @@ class ApproximateIndex(BaseIndex):
             "query_low_recall_share": float(self.query_low_recall_share_),
         }
 
-    def _restore_state(self, state: dict[str, Any], X: Matrix) -> None:
+    def restore_state(self, state: dict[str, Any], X: Matrix) -> None:
         """Make this unbuilt index the saved one, on its indexed rows ``X`` (no build)."""
         n, d = X.shape
         if (state["n_samples"], state["n_features"]) != (n, d):
@@ -380,11 +477,11 @@ class ApproximateIndex(BaseIndex):
                 and np.array_equal(np.sort(order), np.arange(n))):
             raise ValueError(f"the saved {self.name} index is damaged: its row order is not a permutation of the rows")
         check_metric(self.metric, self.capabilities.metrics, self.name)
-        self._check_params()
+        self.check_params()
         self._ref = Reference(X, self.metric)
         self._order = order.astype(np.intp)
         self.n_samples_fit_, self.n_features_in_ = n, d
-        self._import_library(state["library"])
+        self.import_library(state["library"])
         if self.breadth:
             self._breadth, self._loo_breadth = int(state["breadth"]), int(state["loo_breadth"])
             setattr(self, self.breadth + "_", self._breadth)
