@@ -50,7 +50,7 @@ from ._persist import VersionedState
 from ._targets import in_fit_order, plain_rows_top, target_classes
 from .exceptions import LabelWarning, NeighborsWarning
 from .neighbors import check_result, check_scale, loo_kneighbors
-from .neighbors._protocol import FLOAT_DTYPES, answers_sets, check_rows, float_rows, search
+from .neighbors._internal import FLOAT_DTYPES, answers_sets, check_rows, float_rows, search
 
 __all__ = ["CountTableModel", "KNeighborsMultilabelBase", "unseen_labels_message"]
 

@@ -35,8 +35,8 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from ._targets import validate_training_data
-from .neighbors._capabilities import get_capabilities
-from .neighbors._dask import check_dask_matrix, is_dask_array
+from .neighbors import get_capabilities
+from .neighbors._internal import check_dask_matrix, is_dask_array
 
 __all__ = [
     "dask_method",

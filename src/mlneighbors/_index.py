@@ -28,9 +28,15 @@ from sklearn.utils.validation import check_is_fitted
 from ._dask_estimators import share_clients, without_clients
 from ._params import param_names
 from .neighbors import resolve_backend
-from .neighbors._protocol import build_index
-from .neighbors._recall import estimate_recalls
-from .neighbors._saved import export_index, is_including, pack_rows, restore_index, unpack_rows
+from .neighbors._internal import (
+    build_index,
+    estimate_recalls,
+    export_index,
+    is_including,
+    pack_rows,
+    restore_index,
+    unpack_rows,
+)
 
 __all__ = ["IndexLifecycle"]
 

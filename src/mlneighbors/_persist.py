@@ -58,9 +58,7 @@ from ._imports import import_skops_io
 from ._registry import ESTIMATORS
 from .exceptions import InvalidParameterError, ModelFileError, VersionWarning
 from .neighbors import BACKENDS, NeighborCache, ShardedIndex
-from .neighbors._dask import is_dask_array
-from .neighbors._protocol import MissingLibraryError
-from .neighbors._saved import including_index
+from .neighbors._internal import MissingLibraryError, including_index, is_dask_array
 from .pipeline import Pipeline, upgraded
 
 __all__ = ["TRUSTED_TYPES", "VersionedState", "load", "save"]

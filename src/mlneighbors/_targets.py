@@ -23,8 +23,7 @@ from sklearn.preprocessing import LabelBinarizer
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import validate_data
 
-from .neighbors._distance import check_scale, finite_top
-from .neighbors._protocol import FLOAT_DTYPES, float_rows
+from .neighbors._internal import FLOAT_DTYPES, check_scale, finite_top, float_rows
 
 __all__ = ["in_fit_order", "target_classes", "validate_training_data"]
 

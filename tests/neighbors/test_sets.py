@@ -122,7 +122,7 @@ def test_models_that_count_predict_the_same_from_sets(rng, monkeypatch, model, p
     # the leave-one-out counts and the queries of the counting rules come from sets (BRkNN's
     # extensions sum the neighbours' set sizes); LPkNN's vote among label sets reads the order
     assert len(asked) >= 2 and asked == [model != "LPkNN"] * len(asked)
-    monkeypatch.setattr(KNeighborsMultilabelBase, "_neighbour_sets", lambda self, X, k: self.query_rows(X, k)[1])
+    monkeypatch.setattr(KNeighborsMultilabelBase, "_neighbour_sets", lambda self, X, k: self._query(X, k)[1])
     ordered = cls(n_neighbors=7, **params).fit(X, Y)
     for a, b in zip(got, (ordered.predict(Q), ordered.predict_proba(Q)), strict=True):
         np.testing.assert_array_equal(a, b)

@@ -24,7 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._json import jsonable, model_params
-from ..neighbors._cache import feed
+from ..neighbors._internal import feed
 from ._store import Store
 
 __all__ = ["BenchmarkData", "RunSummary", "folds_of", "run_benchmark"]

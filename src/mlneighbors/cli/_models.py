@@ -233,19 +233,15 @@ def exact_note(name: str | None, X: Any, cmd: str, quiet: bool) -> str:
     """When an exact leave-one-out fit on ``X`` is estimated to take more than a minute: a note
     now (standard error) and the text for the output's header; else "".
 
-    The cost model (constants fitted on one machine) screens; where it says more than 20 s,
-    the search of a 10,000-row sample is timed here, on this CPU under its present load, and
-    scaled to ``X`` (``measured_exact_seconds``, about half a second): the model alone was 2x
-    off on another CPU, and 3x on a loaded machine.
+    The estimate is the auto index's (:meth:`~mlneighbors.neighbors.AutoIndex.exact_seconds`:
+    the cost model, checked by a timed sample where it says a long fit).
     """
-    from ..neighbors._auto import PROBE_ROWS, exact_seconds, measured_exact_seconds
-
     if name not in (None, "exact") or not hasattr(X, "shape"):
         return ""
+    from ..neighbors import get_index
+
     n, d = X.shape
-    seconds = exact_seconds(n, n, d, X=X)
-    if seconds >= 20 and n > PROBE_ROWS and hasattr(X, "__getitem__"):
-        seconds = measured_exact_seconds(X)
+    seconds = get_index("auto").exact_seconds(X)
     if seconds < 60:
         return ""
     text = (f"an exact fit on {n} x {d} rows is estimated at {_duration(seconds)} here; "
@@ -256,22 +252,19 @@ def exact_note(name: str | None, X: Any, cmd: str, quiet: bool) -> str:
 
 def auto_note(name: str | None, params: dict[str, Any] | None, X: Any, models: dict[str, Any], quiet: bool) -> str:
     """With ``--backend auto``: when it will run the exact search on ``X`` only because no
-    approximate library is installed (with one, it would pick an approximate index), a note
+    approximate library can be used (with one, it would pick an approximate index), a note
     now (standard error) saying so and how to install one, and the text for the output's
-    header; else "".  The pick and its reason are the library's (``AutoIndex.choose``, what
-    its ``reason_`` says after a build), for the metric of every model whose search auto runs.
+    header; else "".  The pick and its reason are the library's
+    (:meth:`~mlneighbors.neighbors.AutoIndex.choose`, what its ``reason_`` says after a
+    build), for the metric of every model whose search auto runs.
     """
     if name != "auto" or not hasattr(X, "shape"):
         return ""
     from ..neighbors import get_index
 
-    def everything(module: str) -> bool:
-        return True
-
     for metric in _searched_metrics(models):
-        index = get_index("auto", metric=metric, **(params or {}))
-        choice = index.choose(X)
-        if choice.backend == "exact" and index.choose(X, installed=everything).backend != "exact":
+        choice = get_index("auto", metric=metric, **(params or {})).choose(X)
+        if choice.approximate_unavailable:
             text = f"--backend auto runs the exact search: {choice.reason}"
             note(text, quiet)
             return text

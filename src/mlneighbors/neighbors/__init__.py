@@ -63,7 +63,7 @@ from ._approximate import (
     HnswlibIndex,
     PyNNDescentIndex,
 )
-from ._auto import AutoIndex, crossover, exact_costs, exact_costs_file
+from ._auto import AutoIndex, Choice, crossover, exact_costs, exact_costs_file
 from ._backend_registry import BACKENDS, get_index, resolve_backend
 from ._cache import NeighborCache
 from ._capabilities import Capabilities, get_capabilities
@@ -85,6 +85,7 @@ __all__ = [
     "AutoIndex",
     "BaseIndex",
     "Capabilities",
+    "Choice",
     "DaskIndex",
     "ExactIndex",
     "FaissHNSWIndex",

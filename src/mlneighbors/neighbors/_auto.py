@@ -338,6 +338,9 @@ def _cached_costs() -> tuple[float, float]:
 #: 0.2 s at d = 128 on 2 cores, large enough that the per-block overheads of a small search do
 #: not dominate (at 4,000 rows the extrapolation was 1.3-5x too high, at 10,000 within 0.8-1.0x)
 PROBE_ROWS = 10_000
+#: an estimate of the exact fit above this many seconds is checked by a timed sample
+#: (:meth:`AutoIndex.exact_seconds`): below it a misestimate costs little
+_MEASURE_FROM_SECONDS = 20
 
 
 def measured_exact_seconds(X: Any, *, k: int = 10, n_threads: int | None = None, sample: int = PROBE_ROWS,
@@ -465,10 +468,28 @@ def crossover(n_features: int, *, n_threads: int | None = None) -> int:
 
 @dataclass(frozen=True)
 class Choice:
-    """What ``choose_backend`` picked, and why (one line for the user)."""
+    """What ``"auto"`` picks for some rows, and why (:meth:`AutoIndex.choose`).
+
+    Parameters
+    ----------
+    backend : str
+        The registered backend picked.
+    reason : str
+        Why, in one line for the user (what ``AutoIndex.reason_`` says after a build).
+    exact_seconds : float or None, default=None
+        The estimated seconds of the exact leave-one-out search of a fit on these rows, on
+        this machine; None where the rule did not need it (a metric or sparse rows that only
+        the exact search takes).
+    approximate_unavailable : bool, default=False
+        The exact search is picked although an approximate index is estimated faster,
+        because no approximate library can be used here (not installed, or failing to
+        import): what the command line tells the user, with what to install.
+    """
 
     backend: str
     reason: str
+    exact_seconds: float | None = None
+    approximate_unavailable: bool = False
 
 
 def _installed(module: str) -> bool:
@@ -551,18 +572,19 @@ def choose_backend(
         error = _import_error(modules[best]) if imports else None
         if error is None:
             return Choice(best, f"{n_samples} x {n_features}: {best} is estimated faster than the exact search "
-                                f"({estimates[best]:.3g} s against {t_exact:.3g} s)")
+                                f"({estimates[best]:.3g} s against {t_exact:.3g} s)", t_exact)
         failed.append(f"{modules[best]} is installed and fails to import ({error})")
     if failed:
         return Choice("exact", f"{n_samples} x {n_features}: an approximate index would be faster, but "
-                               + "; ".join(failed))
+                               + "; ".join(failed), t_exact, approximate_unavailable=True)
     best = min(estimates, key=estimates.get, default=None)
     if best is None and approximate_seconds(n_samples, n_features, n_threads=n_threads) < t_exact:
         modules = " nor ".join(m for _, m in APPROXIMATE)
         return Choice("exact", f"{n_samples} x {n_features}: an approximate index would be faster, but "
-                               f"{modules} is not installed (pip install 'mlneighbors[faiss]')")
+                               f"{modules} is not installed (pip install 'mlneighbors[faiss]')", t_exact,
+                      approximate_unavailable=True)
     return Choice("exact", f"{n_samples} x {n_features}: the exact search is estimated faster"
-                  + (f" ({t_exact:.3g} s against {estimates[best]:.3g} s with {best})" if best else ""))
+                  + (f" ({t_exact:.3g} s against {estimates[best]:.3g} s with {best})" if best else ""), t_exact)
 
 
 class AutoIndex(BaseIndex):
@@ -665,6 +687,36 @@ class AutoIndex(BaseIndex):
         density = X.nnz / max(1, n * d) if sp.issparse(X) else 1.0
         return choose_backend(n, d, density=density, metric=self.metric, n_threads=self.n_jobs,
                               X=X if sp.issparse(X) else None, installed=installed)
+
+    def exact_seconds(self, X: Any) -> float:
+        """The estimated seconds of an exact leave-one-out fit on ``X`` on this machine, as it
+        is now: the exact engine's cost model, and where that says more than 20 s for more than
+        :data:`PROBE_ROWS` rows, the search of a seeded sample of them timed here and scaled to
+        ``X`` (about half a second: the model alone may be 2-3x off on another CPU or a loaded
+        machine).  What the command line says before an exact fit that will take long.
+
+        Parameters
+        ----------
+        X : array-like or CSR of shape (n_samples, n_features)
+            The training rows of the fit (a sample of them is searched where timed).
+
+        Returns
+        -------
+        seconds : float
+            Wall-clock seconds with this index's ``n_jobs`` threads.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from mlneighbors.neighbors import get_index
+        >>> get_index("auto").exact_seconds(np.zeros((1000, 8))) < 1  # a blink: no sample timed
+        True
+        """
+        n, d = X.shape
+        seconds = exact_seconds(n, n, d, n_threads=self.n_jobs, X=X)
+        if seconds >= _MEASURE_FROM_SECONDS and n > PROBE_ROWS and hasattr(X, "__getitem__"):
+            seconds = measured_exact_seconds(X, n_threads=self.n_jobs)
+        return seconds
 
     def _inner(self, backend: str) -> BaseIndex:
         """The unbuilt index of ``backend`` with this index's settings."""
