@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
+from ._docstrings import fill_doc
 from ._propensity import _inverse_propensities
 from ._validation import (
     _F64,
@@ -225,45 +226,15 @@ def _at_k_value(
     return float(getattr(_AtKStats.from_checked(Yt, R, (k,), inv), kind)(k))
 
 
-# shared parts of the docstrings of the four metrics at k
-_XC_REFERENCE_DOC = """K. Bhatia, K. Dahiya, H. Jain, A. Mittal, Y. Prabhu and M. Varma, "The
-    extreme classification repository: multi-label datasets and code", 2016,
-    http://manikvarma.org/downloads/XC/XMLRepository.html"""
-
-_JPV_REFERENCE_DOC = """H. Jain, Y. Prabhu and M. Varma, "Extreme multi-label loss functions for
-    recommendation, tagging, ranking & other missing label applications",
-    KDD 2016."""
-
-_PS_RETURNS_DOC = """float
-        In [0, 1]; higher is better; 1 for a ranking that puts each instance's
-        true labels first, rarest first. NaN when no instance has a relevant label."""
-
-_RANKING_PARAMETERS_DOC = """Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        True binary label indicator; a sparse one is never densified.
-    ranking : array-like of shape (n_samples, k'), or array-like or sparse matrix of shape (n_samples, n_labels)
-        Either the label indices of each row's top k' labels, best first, as
-        an integer array (the ``labels`` of a top-k prediction; k' >= k,
-        no repeated label among the first k), or a real score matrix (float
-        or bool; dense, or sparse with missing entries scoring 0), ranked by
-        decreasing score, equal scores by increasing label index.
-    k : int, default=5
-        Number of top positions evaluated (>= 1). With a score matrix k may
-        exceed n_labels: the positions past the last label hold no label."""
-
-
+@fill_doc
 def precision_at_k(Y_true: MatrixLike, ranking: MatrixLike, k: int = 5) -> float:
     """Precision at k: the fraction of the top k ranked labels that are relevant.
 
     ``P@k = (1 / k) * sum over the top k labels l of y_l``, averaged over instances.
 
-    Parameters
-    ----------
-    {parameters}
+    {at_k_parameters}
 
-    Returns
-    -------
-    float
-        In [0, 1]; higher is better. At most ``mean of min(k, |Y_i|) / k``.
+    {returns_higher} At most ``mean of min(k, |Y_i|) / k``.
 
     Notes
     -----
@@ -271,9 +242,7 @@ def precision_at_k(Y_true: MatrixLike, ranking: MatrixLike, k: int = 5) -> float
     an instance without relevant labels scores 0 and counts in the mean; the
     denominator is k even when fewer than k labels are relevant.
 
-    References
-    ----------
-    {xc_reference}
+    {xc_references}
 
     Examples
     --------
@@ -285,6 +254,7 @@ def precision_at_k(Y_true: MatrixLike, ranking: MatrixLike, k: int = 5) -> float
     return _at_k_value("precision", Y_true, ranking, k)
 
 
+@fill_doc
 def ndcg_at_k(Y_true: MatrixLike, ranking: MatrixLike, k: int = 5) -> float:
     """Normalised discounted cumulative gain at k.
 
@@ -292,9 +262,7 @@ def ndcg_at_k(Y_true: MatrixLike, ranking: MatrixLike, k: int = 5) -> float:
     relevance of the label ranked r-th; ``nDCG@k = DCG@k / sum over r = 1..min(k, |Y_i|)
     of 1 / log2(r + 1)`` (the DCG of a perfect ranking), averaged over instances.
 
-    Parameters
-    ----------
-    {parameters}
+    {at_k_parameters}
 
     Returns
     -------
@@ -307,9 +275,7 @@ def ndcg_at_k(Y_true: MatrixLike, ranking: MatrixLike, k: int = 5) -> float:
     The Extreme Classification Repository's definition (its ``nDCG_k``): an
     instance without relevant labels scores 0 and counts in the mean.
 
-    References
-    ----------
-    {xc_reference}
+    {xc_references}
 
     Examples
     --------
@@ -319,26 +285,7 @@ def ndcg_at_k(Y_true: MatrixLike, ranking: MatrixLike, k: int = 5) -> float:
     return _at_k_value("ndcg", Y_true, ranking, k)
 
 
-_PS_PARAMETERS_DOC = """propensities : array-like of shape (n_labels,), default=None
-        Label propensities ``p_l > 0`` (:func:`propensities`); label l weighs ``1 / p_l``.
-    Y_train : array-like or sparse matrix of shape (n_train, n_labels), default=None
-        Training labels, from which the propensities are computed with the
-        defaults A = 0.55, B = 1.5 (call :func:`propensities` for others).
-        Exactly one of ``propensities`` and ``Y_train`` is given."""
-
-_PS_NORMALISATION_DOC = """The propensity-scored sums are normalised as the repository's
-    ``precision_wt_k`` and ``nDCG_wt_k`` do, by the best value achievable:
-    the sum over instances of the propensity-scored value is divided by the
-    sum over instances of the value of the best ranking, which puts each
-    instance's true labels first in decreasing order of ``1 / p_l`` (the k
-    largest inverse propensities among its true labels). This is a ratio of
-    means, not a mean of per-instance ratios: an instance whose true labels
-    are rare weighs more. Instances without relevant labels add 0 to both
-    sums, so they do not count; NaN when no instance has a relevant label
-    (0/0). The KDD 2016 paper defines PSP@k and PSnDCG@k without this
-    normalisation."""
-
-
+@fill_doc
 def psprecision_at_k(
     Y_true: MatrixLike,
     ranking: MatrixLike,
@@ -352,23 +299,16 @@ def psprecision_at_k(
     ``PSP@k = sum_i sum over the top k labels l of y_il / p_l`` divided by
     ``sum_i (the sum of the k largest 1 / p_l over the true labels of i)``.
 
-    Parameters
-    ----------
-    {parameters}
+    {at_k_parameters}
     {ps_parameters}
 
-    Returns
-    -------
     {ps_returns}
 
     Notes
     -----
-    {normalisation}
+    {ps_normalisation}
 
-    References
-    ----------
-    {jpv_reference}
-    {xc_reference}
+    {ps_references}
 
     Examples
     --------
@@ -378,6 +318,7 @@ def psprecision_at_k(
     return _at_k_value("psprecision", Y_true, ranking, k, propensities, Y_train)
 
 
+@fill_doc
 def psndcg_at_k(
     Y_true: MatrixLike,
     ranking: MatrixLike,
@@ -391,24 +332,17 @@ def psndcg_at_k(
     ``PSDCG@k = sum over positions r = 1..k of y_(r) / (p_(r) log2(r + 1))``;
     ``PSnDCG@k = sum_i PSDCG@k_i / sum_i (PSDCG@k_i of the best ranking)``.
 
-    Parameters
-    ----------
-    {parameters}
+    {at_k_parameters}
     {ps_parameters}
 
-    Returns
-    -------
     {ps_returns}
 
     Notes
     -----
-    {normalisation} (The repository divides both sums by ``sum over r = 1..k of
+    {ps_normalisation} (The repository divides both sums by ``sum over r = 1..k of
     1 / log2(r + 1)`` for every instance; the factor cancels.)
 
-    References
-    ----------
-    {jpv_reference}
-    {xc_reference}
+    {ps_references}
 
     Examples
     --------
@@ -416,15 +350,3 @@ def psndcg_at_k(
     0.380094
     """
     return _at_k_value("psndcg", Y_true, ranking, k, propensities, Y_train)
-
-
-for _f in (precision_at_k, ndcg_at_k, psprecision_at_k, psndcg_at_k):
-    _f.__doc__ = cast(str, _f.__doc__).format(
-        parameters=_RANKING_PARAMETERS_DOC,
-        ps_parameters=_PS_PARAMETERS_DOC,
-        ps_returns=_PS_RETURNS_DOC,
-        normalisation=_PS_NORMALISATION_DOC,
-        xc_reference=_XC_REFERENCE_DOC,
-        jpv_reference=_JPV_REFERENCE_DOC,
-    )
-del _f

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._bipartition import _bipartition_counts, _BipartitionCounts, _pr_f1
+from ._docstrings import fill_doc
 from ._validation import MatrixLike
 
 
@@ -47,23 +48,16 @@ def _example_f1_from(c: _BipartitionCounts) -> float:
     return float(f1.mean())
 
 
+@fill_doc
 def hamming_loss(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     """Hamming loss: the fraction of (instance, label) pairs predicted wrongly.
 
     ``mean over i of |Z_i xor Y_i| / L``, Z the predicted and Y the true sets.
     No denominator can vanish (inputs have at least one label).
 
-    Parameters
-    ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        True binary label indicator (values 0/1 or False/True).
-    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
-        Predicted binary label indicator.
+    {bipartition_parameters}
 
-    Returns
-    -------
-    float
-        In [0, 1]; lower is better.
+    {returns_lower}
 
     Examples
     --------
@@ -73,20 +67,13 @@ def hamming_loss(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     return _hamming_from(_bipartition_counts(Y_true, Y_pred))
 
 
+@fill_doc
 def subset_accuracy(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     """Subset accuracy (exact match): the fraction of instances with ``Z_i == Y_i``.
 
-    Parameters
-    ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        True binary label indicator (values 0/1 or False/True).
-    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
-        Predicted binary label indicator.
+    {bipartition_parameters}
 
-    Returns
-    -------
-    float
-        In [0, 1]; higher is better. Two empty sets match.
+    {returns_higher} Two empty sets match.
 
     Examples
     --------
@@ -96,22 +83,15 @@ def subset_accuracy(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     return _subset_accuracy_from(_bipartition_counts(Y_true, Y_pred))
 
 
+@fill_doc
 def example_accuracy(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     """Example-based accuracy (Jaccard index) averaged over instances.
 
     ``mean over i of |Z_i ∩ Y_i| / |Z_i ∪ Y_i|``.
 
-    Parameters
-    ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        True binary label indicator (values 0/1 or False/True).
-    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
-        Predicted binary label indicator.
+    {bipartition_parameters}
 
-    Returns
-    -------
-    float
-        In [0, 1]; higher is better.
+    {returns_higher}
 
     Notes
     -----
@@ -127,20 +107,13 @@ def example_accuracy(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     return _example_accuracy_from(_bipartition_counts(Y_true, Y_pred))
 
 
+@fill_doc
 def example_precision(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     """Example-based precision ``mean over i of |Z_i ∩ Y_i| / |Z_i|``.
 
-    Parameters
-    ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        True binary label indicator (values 0/1 or False/True).
-    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
-        Predicted binary label indicator.
+    {bipartition_parameters}
 
-    Returns
-    -------
-    float
-        In [0, 1]; higher is better.
+    {returns_higher}
 
     Notes
     -----
@@ -154,20 +127,13 @@ def example_precision(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     return _example_precision_from(_bipartition_counts(Y_true, Y_pred))
 
 
+@fill_doc
 def example_recall(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     """Example-based recall ``mean over i of |Z_i ∩ Y_i| / |Y_i|``.
 
-    Parameters
-    ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        True binary label indicator (values 0/1 or False/True).
-    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
-        Predicted binary label indicator.
+    {bipartition_parameters}
 
-    Returns
-    -------
-    float
-        In [0, 1]; higher is better.
+    {returns_higher}
 
     Notes
     -----
@@ -181,20 +147,13 @@ def example_recall(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     return _example_recall_from(_bipartition_counts(Y_true, Y_pred))
 
 
+@fill_doc
 def example_f1(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     """Example-based F1 ``mean over i of 2 |Z_i ∩ Y_i| / (|Z_i| + |Y_i|)``.
 
-    Parameters
-    ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        True binary label indicator (values 0/1 or False/True).
-    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
-        Predicted binary label indicator.
+    {bipartition_parameters}
 
-    Returns
-    -------
-    float
-        In [0, 1]; higher is better.
+    {returns_higher}
 
     Notes
     -----

@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ._bipartition import _bipartition_counts, _BipartitionCounts, _pr_f1
+from ._docstrings import fill_doc
 from ._validation import MatrixLike
 
 
@@ -25,20 +26,13 @@ def _macro(c: _BipartitionCounts, which: int) -> float:
     return float(_pr_f1(*_label_counts(c))[which].mean())
 
 
+@fill_doc
 def micro_precision(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     """Micro-averaged precision ``TP / (TP + FP)`` on counts pooled over all labels.
 
-    Parameters
-    ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        True binary label indicator (values 0/1 or False/True).
-    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
-        Predicted binary label indicator.
+    {bipartition_parameters}
 
-    Returns
-    -------
-    float
-        In [0, 1]; higher is better.
+    {returns_higher}
 
     Notes
     -----
@@ -54,20 +48,13 @@ def micro_precision(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     return _micro(_bipartition_counts(Y_true, Y_pred), 0)
 
 
+@fill_doc
 def micro_recall(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     """Micro-averaged recall ``TP / (TP + FN)`` on counts pooled over all labels.
 
-    Parameters
-    ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        True binary label indicator (values 0/1 or False/True).
-    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
-        Predicted binary label indicator.
+    {bipartition_parameters}
 
-    Returns
-    -------
-    float
-        In [0, 1]; higher is better.
+    {returns_higher}
 
     Notes
     -----
@@ -81,20 +68,13 @@ def micro_recall(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     return _micro(_bipartition_counts(Y_true, Y_pred), 1)
 
 
+@fill_doc
 def micro_f1(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     """Micro-averaged F1 ``2 TP / (2 TP + FP + FN)`` on counts pooled over all labels.
 
-    Parameters
-    ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        True binary label indicator (values 0/1 or False/True).
-    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
-        Predicted binary label indicator.
+    {bipartition_parameters}
 
-    Returns
-    -------
-    float
-        In [0, 1]; higher is better.
+    {returns_higher}
 
     Notes
     -----
@@ -108,20 +88,13 @@ def micro_f1(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     return _micro(_bipartition_counts(Y_true, Y_pred), 2)
 
 
+@fill_doc
 def macro_precision(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     """Macro-averaged precision: ``tp_l / (tp_l + fp_l)`` per label, averaged over labels.
 
-    Parameters
-    ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        True binary label indicator (values 0/1 or False/True).
-    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
-        Predicted binary label indicator.
+    {bipartition_parameters}
 
-    Returns
-    -------
-    float
-        In [0, 1]; higher is better.
+    {returns_higher}
 
     Notes
     -----
@@ -137,20 +110,13 @@ def macro_precision(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     return _macro(_bipartition_counts(Y_true, Y_pred), 0)
 
 
+@fill_doc
 def macro_recall(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     """Macro-averaged recall: ``tp_l / (tp_l + fn_l)`` per label, averaged over labels.
 
-    Parameters
-    ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        True binary label indicator (values 0/1 or False/True).
-    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
-        Predicted binary label indicator.
+    {bipartition_parameters}
 
-    Returns
-    -------
-    float
-        In [0, 1]; higher is better.
+    {returns_higher}
 
     Notes
     -----
@@ -165,20 +131,13 @@ def macro_recall(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     return _macro(_bipartition_counts(Y_true, Y_pred), 1)
 
 
+@fill_doc
 def macro_f1(Y_true: MatrixLike, Y_pred: MatrixLike) -> float:
     """Macro-averaged F1: ``2 tp_l / (2 tp_l + fp_l + fn_l)`` per label, averaged over labels.
 
-    Parameters
-    ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        True binary label indicator (values 0/1 or False/True).
-    Y_pred : array-like or sparse matrix of shape (n_samples, n_labels)
-        Predicted binary label indicator.
+    {bipartition_parameters}
 
-    Returns
-    -------
-    float
-        In [0, 1]; higher is better.
+    {returns_higher}
 
     Notes
     -----

@@ -10,6 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
+from ._docstrings import fill_doc
 from ._validation import (
     MatrixLike,
     _block_elements,
@@ -119,20 +120,13 @@ def _average_precision_from(s: _RankingStats) -> float:
     return s.ap_sum / s.ap_count if s.ap_count else float("nan")
 
 
+@fill_doc
 def one_error(Y_true: MatrixLike, scores: MatrixLike) -> float:
     """One-error: the fraction of instances whose top-ranked label is not relevant.
 
-    Parameters
-    ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        True binary label indicator.
-    scores : array-like or sparse matrix of shape (n_samples, n_labels)
-        Finite real scores; higher means more relevant.
+    {ranking_parameters}
 
-    Returns
-    -------
-    float
-        In [0, 1]; lower is better.
+    {returns_lower}
 
     Notes
     -----
@@ -148,18 +142,14 @@ def one_error(Y_true: MatrixLike, scores: MatrixLike) -> float:
     return _one_error_from(_RankingStats.from_checked(*_ranking_inputs(Y_true, scores)))
 
 
+@fill_doc
 def coverage(Y_true: MatrixLike, scores: MatrixLike, *, normalize: bool = False) -> float:
     """Coverage: how far down the ranking one must go to cover every relevant label.
 
     Per instance, the rank (1 = top) of the lowest-ranked relevant label minus 1;
     averaged over instances.
 
-    Parameters
-    ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        True binary label indicator.
-    scores : array-like or sparse matrix of shape (n_samples, n_labels)
-        Finite real scores; higher means more relevant.
+    {ranking_parameters}
     normalize : bool, default=False
         Divide by the number of labels L (the normalised coverage of the
         PAKDD 2018 tables).
@@ -188,23 +178,16 @@ def coverage(Y_true: MatrixLike, scores: MatrixLike, *, normalize: bool = False)
     return _normalized_coverage_from(stats) if normalize else _coverage_from(stats)
 
 
+@fill_doc
 def ranking_loss(Y_true: MatrixLike, scores: MatrixLike) -> float:
     """Ranking loss: the fraction of (relevant, irrelevant) label pairs ordered wrongly.
 
     Per instance, ``#{(r, s) : r relevant, s irrelevant, s ranked above r} /
     (|Y_i| (L - |Y_i|))``; averaged over instances.
 
-    Parameters
-    ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        True binary label indicator.
-    scores : array-like or sparse matrix of shape (n_samples, n_labels)
-        Finite real scores; higher means more relevant.
+    {ranking_parameters}
 
-    Returns
-    -------
-    float
-        In [0, 1]; lower is better.
+    {returns_lower}
 
     Notes
     -----
@@ -221,6 +204,7 @@ def ranking_loss(Y_true: MatrixLike, scores: MatrixLike) -> float:
     return _ranking_loss_from(_RankingStats.from_checked(*_ranking_inputs(Y_true, scores)))
 
 
+@fill_doc
 def average_precision(Y_true: MatrixLike, scores: MatrixLike) -> float:
     """Average precision (example-based, ranking; Zhang & Zhou).
 
@@ -228,17 +212,9 @@ def average_precision(Y_true: MatrixLike, scores: MatrixLike) -> float:
     ``(1 / |Y_i|) * sum over relevant r of #{relevant r' : rank(r') <= rank(r)} / rank(r)``;
     averaged over those instances.
 
-    Parameters
-    ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        True binary label indicator.
-    scores : array-like or sparse matrix of shape (n_samples, n_labels)
-        Finite real scores; higher means more relevant.
+    {ranking_parameters}
 
-    Returns
-    -------
-    float
-        In [0, 1]; higher is better. NaN when no instance has a relevant label.
+    {returns_higher} NaN when no instance has a relevant label.
 
     Notes
     -----
@@ -256,6 +232,7 @@ def average_precision(Y_true: MatrixLike, scores: MatrixLike) -> float:
     return _average_precision_from(_RankingStats.from_checked(*_ranking_inputs(Y_true, scores)))
 
 
+@fill_doc
 def label_map(Y_true: MatrixLike, scores: MatrixLike) -> float:
     """Label-based mean average precision (MAP, TRECVID style).
 
@@ -265,17 +242,9 @@ def label_map(Y_true: MatrixLike, scores: MatrixLike) -> float:
     (``P_l`` the number of positive instances, positions from 1); then average
     over labels.
 
-    Parameters
-    ----------
-    Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
-        True binary label indicator.
-    scores : array-like or sparse matrix of shape (n_samples, n_labels)
-        Finite real scores; higher means more relevant.
+    {ranking_parameters}
 
-    Returns
-    -------
-    float
-        In [0, 1]; higher is better. NaN when no label has a positive instance.
+    {returns_higher} NaN when no label has a positive instance.
 
     Notes
     -----
