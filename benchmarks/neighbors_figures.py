@@ -18,8 +18,12 @@ number:
   quality at 10^6 x 128 from the count tables of 100,000 sampled rows.
 
 Writes three PNGs (``neighbors_crossover.png``, ``neighbors_speedup.png``,
-``neighbors_quality.png``) that ``docs/user_guide/neighbors.rst`` shows. Run it again after
-``scale.py`` rewrites one of those tables, and commit the PNGs with the tables.
+``neighbors_quality.png``) that ``docs/user_guide/neighbors.rst`` shows, and the same tables
+(``scale_laws.inc``, ``scale_laws_quality.inc``, ``scale_build.inc``, ``scale_dask.inc``,
+``scale_table.inc``, ``scale_quality.inc``) split into tables of a few columns that fit the text
+column, as ``neighbors_*.inc`` beside them, for ``docs/user_guide/neighbors_measurements.rst``:
+the same cells and the same prose, only regrouped. Run it again after ``scale.py`` rewrites one
+of those tables, and commit what it writes with the tables.
 """
 
 from __future__ import annotations
@@ -249,6 +253,117 @@ def draw_quality(rows: list[dict], sampled: list[dict], out: Path) -> Path:
     return path
 
 
+# -- the measured tables, split into tables that fit the text column -----------------------------
+
+#: header of a wide table -> (the columns that name a row, merged into one cell; the groups of the
+#: other columns, one narrow table each)
+SPLITS: dict[tuple[str, ...], tuple[list[str], list[list[str]]]] = {
+    ("backend", "params"): (["backend", "params"],
+                            [["query breadth", "``query_recall_``", "leave-one-out breadth", "``recall_``"],
+                             ["build s", "leave-one-out s", "total s"]]),
+    ("n x d", "contender", "``backend_``", "build s"): (
+        ["n x d", "contender"],
+        [["``backend_``", "build s", "fit s", "predict s", "end to end s"],
+         ["x exact", "CPU s", "x exact (CPU)", "peak MB"],
+         ["recall@10", "``recall_``", "P@1", "P@5", "micro-F1"]]),
+    ("law", "n x d", "rows counted"): (
+        ["law", "contender"],
+        [["n x d", "rows counted", "``backend_``", "leave-one-out recall@10", "< 0.5"],
+         ["P@1", "P@5", "micro-F1"], ["P@1 - exact", "P@5 - exact", "micro-F1 - exact"]]),
+    ("n x d", "rows counted"): (
+        ["n x d", "contender"],
+        [["rows counted", "``backend_``", "leave-one-out recall@10"], ["P@1", "P@5", "micro-F1"],
+         ["P@1 - exact", "P@5 - exact", "micro-F1 - exact"]]),
+    ("model", "index in the file"): (
+        ["model", "index in the file"],
+        [["file MB", "load s", "predict s", "load + predict s", "CPU s", "builds"]]),
+}
+
+
+def _escape_at(cell: str) -> str:
+    """``recall@10`` outside a literal reads as an e-mail address to docutils: escape the @."""
+    parts = cell.split("``")
+    return "``".join(re.sub(r"(?<!\\)@", r"\\@", part) if i % 2 == 0 else part for i, part in enumerate(parts))
+
+
+def _list_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    out = [".. list-table::", "   :header-rows: 1", ""]
+    for row in [header, *rows]:
+        out.append(f"   * - {_escape_at(row[0])}")
+        out += [f"     - {_escape_at(cell)}" for cell in row[1:]]
+    return out + [""]
+
+
+def _split(header: list[str], rows: list[list[str]]) -> list[str] | None:
+    """The narrow tables of one wide table, or None where no split is configured."""
+    split = next((split for prefix, split in SPLITS.items() if tuple(header[: len(prefix)]) == prefix), None)
+    if split is None:
+        return None
+    keys, groups = split
+    col = {name: i for i, name in enumerate(header)}
+    # a column a table lacks (the Dask table has no CPU seconds) is left out; every one it has is shown
+    groups = [kept for group in groups if (kept := [name for name in group if name in col])]
+    shown = keys + sum(groups, [])
+    assert sorted(shown) == sorted(header), (header, shown)
+    key_name = ", ".join(keys)
+    out: list[str] = []
+    for group in groups:
+        narrow = [[", ".join(r[col[k]] for k in keys if r[col[k]] not in ("", "–")), *(r[col[g]] for g in group)]
+                  for r in rows]
+        out += _list_table([key_name, *group], narrow)
+    return out
+
+
+def _laws_narrow(text: str) -> list[str]:
+    """scale_laws.inc's tables (one per law and size) as three tables, each row a law, a size and
+    a contender: time and memory; the tail; the quality."""
+    cases = []
+    for caption, rows in list_tables(text):
+        m = _LAW.match(caption)
+        assert m, caption
+        header, *body = rows
+        cases.append((f"{m.group(1)}, {m.group(2)} x {m.group(3)}", header, body))
+    header = cases[0][1]
+    assert all(h == header for _, h, _ in cases)
+    col = {name: i for i, name in enumerate(header)}
+    out = [line for line in text.splitlines() if line.startswith("..  ")] + [""]
+    groups = [["s (x exact)", "peak MB"], ["recall@10", "below 0.5", "LOO below 0.5"], ["P@1", "P@5", "micro-F1"]]
+    assert len(sum(groups, [])) + 1 == len(header)
+    for group in groups:
+        rows = [[case, r[col["contender"]], *(r[col[g]] for g in group)] for case, _, body in cases for r in body]
+        out += _list_table(["law, n x d", "contender", *group], rows)
+    return out
+
+
+def narrow_tables(docs: Path, out: Path) -> list[Path]:
+    """Write ``neighbors_*.inc`` beside the ``scale_*.inc`` they split."""
+    written = []
+    for name in ("scale_laws", "scale_laws_quality", "scale_build", "scale_dask", "scale_table", "scale_quality"):
+        text = (docs / f"{name}.inc").read_text(encoding="utf-8")
+        if name == "scale_laws":
+            lines = _laws_narrow(text)
+        else:
+            lines, table, i = [], None, 0
+            source = text.splitlines()
+            while i < len(source):
+                line = source[i]
+                if line.startswith(".. list-table::"):
+                    j = i + 1
+                    while j < len(source) and (not source[j].strip() or source[j].startswith("   ")):
+                        j += 1
+                    (_, rows), = list_tables("\n".join(source[i:j]))
+                    table = _split(rows[0], rows[1:])
+                    lines += table if table is not None else source[i:j]
+                    i = j
+                    continue
+                lines.append(line)
+                i += 1
+        path = out / f"{name.replace('scale_', 'neighbors_')}.inc"
+        path.write_text("\n".join(lines).rstrip("\n") + "\n", encoding="utf-8")
+        written.append(path)
+    return written
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", default=str(ROOT / "docs" / "user_guide"), help="where the .inc tables are")
@@ -265,7 +380,7 @@ def main(argv: list[str] | None = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     law_rows = laws(docs)
     for path in (draw_crossover(crossover(docs), out), draw_speedup(law_rows, out),
-                 draw_quality(law_rows, laws_quality(docs), out)):
+                 draw_quality(law_rows, laws_quality(docs), out), *narrow_tables(docs, docs)):
         print(path)
 
 
