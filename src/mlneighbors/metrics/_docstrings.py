@@ -28,7 +28,7 @@ recommendation, tagging, ranking & other missing label applications",
 KDD 2016.
 """
 
-#: name -> text, written without indentation
+#: name -> text; dedented, then indented as the placeholder that names it
 FRAGMENTS: dict[str, str] = {
     # the bipartition metrics, metric(Y_true, Y_pred)
     "bipartition_parameters": """
