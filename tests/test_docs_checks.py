@@ -253,6 +253,7 @@ runpy.run_path(sys.argv[1], run_name="__main__")
 """
 
 
+@pytest.mark.requires("matplotlib")
 def test_the_torch_example_runs_without_torch_and_claims_nothing_it_did_not_compute(tmp_path):
     """The ``docs`` extra has no PyTorch and the README's docs build runs every example under
     ``-W`` (issue 47, item 16): without torch the example runs, says so, and prints no
