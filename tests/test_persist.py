@@ -16,8 +16,9 @@ from sklearn.preprocessing import MinMaxScaler
 import mlneighbors
 from mlneighbors import BKNN, BLDA, MLkNN
 from mlneighbors.exceptions import ModelFileError, VersionWarning
-from mlneighbors.neighbors import BACKENDS, ExactIndex, NeighborCache, ShardedIndex, get_index
+from mlneighbors.neighbors import BACKENDS, ExactIndex, NeighborCache, ShardedIndex, get_capabilities, get_index
 
+from .neighbors._backends import param, require
 from .registry import models
 
 sio = pytest.importorskip("skops.io")
@@ -77,18 +78,13 @@ def test_pickle_and_joblib_keep_working(model, data, tmp_path):
             np.testing.assert_array_equal(got, want)
 
 
-#: the library a backend needs (the optional extras), and the slow ones (pynndescent compiles)
-_LIBRARY = {"torch": "torch", "faiss-ivf": "faiss", "faiss-hnsw": "faiss", "hnswlib": "hnswlib",
-            "pynndescent": "pynndescent"}
-_SLOW = {"pynndescent": [pytest.mark.slow]}
-
-
 def _index_objects():
-    """The name of every registered backend whose index a model takes as an object (the Dask
-    one needs a cluster: tests/test_dask.py; the PCA window is HybridKNN's), and the sharded
-    wrapper around the exact one."""
-    out = [pytest.param(name, id=name, marks=_SLOW.get(name, [])) for name in BACKENDS
-           if name not in ("dask", "pca-window")]
+    """The name of every registered backend whose index a model takes as an object (one on a
+    Dask cluster needs a cluster: tests/test_dask.py; the PCA window is HybridKNN's), and the
+    sharded wrapper around the exact one: from the registry, each skipped where its library
+    (its class's ``module``) is absent."""
+    out = [param(name) for name in BACKENDS
+           if name != "pca-window" and not get_capabilities(get_index(name)).dask_arrays]
     return out + [pytest.param("sharded", id="sharded")]
 
 
@@ -100,8 +96,7 @@ def test_a_model_given_an_index_object_saves_and_loads(name, data, tmp_path):
     if name == "sharded":
         index = ShardedIndex(ExactIndex(), n_shards=2)
     else:
-        if name in _LIBRARY:
-            pytest.importorskip(_LIBRARY[name])
+        require(name)
         index = get_index(name)
     built = clone(index).build(X)  # a built object given as backend is saved unbuilt
     for backend in (index, built):

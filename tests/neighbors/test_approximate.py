@@ -7,20 +7,14 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from mlneighbors.neighbors import ExactIndex, get_index
+from mlneighbors.neighbors import BACKENDS, ExactIndex, get_index
 
+from ._backends import APPROXIMATE, CALIBRATED, SLOW, library, param, require
 from ._twins import twin_kneighbors
 
-LIBRARY = {"faiss-ivf": "faiss", "faiss-hnsw": "faiss", "faiss-union": "faiss", "hnswlib": "hnswlib",
-           "pynndescent": "pynndescent"}
-EXTRA = {"faiss-ivf": "faiss", "faiss-hnsw": "faiss", "faiss-union": "faiss", "hnswlib": "hnsw",
-         "pynndescent": "pynndescent"}
-
-
 # pynndescent compiles its numba kernels on first use in every process (~45 s here, once
-# per metric): its tests are marked slow and kept to a minimum
-SLOW = {"pynndescent": [pytest.mark.slow]}
-NAMES = [pytest.param(name, marks=SLOW.get(name, [])) for name in LIBRARY]
+# per metric): its tests are marked slow and kept to a minimum (_backends.SLOW)
+NAMES = [param(name) for name in APPROXIMATE]
 
 
 @pytest.fixture(scope="module")
@@ -39,9 +33,9 @@ def recall(idx, ref_idx):
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("metric", ["euclidean", "cosine"])
 def test_recall_and_protocol(data, name, metric):
-    if name == "pynndescent" and metric == "cosine":
-        pytest.skip("pynndescent passes the metric through; one metric is enough for a slow test")
-    pytest.importorskip(LIBRARY[name])
+    if name in SLOW and metric == "cosine":
+        pytest.skip("a slow build (numba kernels compiled): one metric is enough")
+    require(name)
     X, Q = data
     index = get_index(name, metric=metric).build(X)
     assert index.exact is False and index.metric == metric
@@ -62,7 +56,7 @@ def test_recall_and_protocol(data, name, metric):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_sparse_input_and_loo_shapes(data, name):
-    pytest.importorskip(LIBRARY[name])
+    require(name)
     X, Q = data
     Xs = sp.csr_matrix(np.where(np.abs(X) > 1.5, X, 0.0)[:300])
     # one thread: a graph built by several threads depends on their timing, and an approximate
@@ -71,6 +65,8 @@ def test_sparse_input_and_loo_shapes(data, name):
     index = get_index(name)
     if "n_jobs" in index.get_params():
         index.set_params(n_jobs=1)
+        dist, idx = index.build(Xs).query(Xs[:20], 5)
+    elif library(name) != "faiss":
         dist, idx = index.build(Xs).query(Xs[:20], 5)
     else:
         import faiss
@@ -105,11 +101,11 @@ def test_hnswlib_ef_below_k(data):
     assert np.all(idx >= 0) and all(len(set(r)) == 150 for r in idx)
 
 
-@pytest.mark.parametrize("name, breadth", [("hnswlib", "ef"), ("faiss-hnsw", "ef_search"), ("faiss-ivf", "nprobe")])
+@pytest.mark.parametrize("name, breadth", [(name, BACKENDS[name].breadth) for name in CALIBRATED])
 def test_the_breadth_of_a_built_index_is_not_changed_in_silence(data, name, breadth):
     """The breadth is fixed at build (the recall is measured at it): set_params on a built
     index is refused, naming it, instead of being ignored by the queries; unbuilt it is set."""
-    pytest.importorskip(LIBRARY[name])
+    require(name)
     X, Q = data
     index = get_index(name, **{breadth: 4}).build(X[:300])
     before = index.query(Q[:20], 5)
@@ -121,21 +117,22 @@ def test_the_breadth_of_a_built_index_is_not_changed_in_silence(data, name, brea
     assert getattr(fresh, breadth) == 64
 
 
-@pytest.mark.parametrize("name", list(LIBRARY))
+@pytest.mark.parametrize("name", APPROXIMATE)
 def test_missing_package_names_the_extra(monkeypatch, name):
-    monkeypatch.setitem(sys.modules, LIBRARY[name], None)  # import now raises ImportError
+    monkeypatch.setitem(sys.modules, library(name), None)  # import now raises ImportError
     index = get_index(name)  # creating is fine: nothing is imported before build
-    with pytest.raises(ImportError, match=rf"backend='{name}' needs .*pip install 'mlneighbors\[{EXTRA[name]}\]'"):
+    extra = BACKENDS[name].extra
+    with pytest.raises(ImportError, match=rf"backend='{name}' needs .*pip install 'mlneighbors\[{extra}\]'"):
         index.build(np.eye(3))
 
 
 def test_importing_the_package_imports_no_optional_library():
     import subprocess
 
+    optional = sorted({cls.module for cls in BACKENDS.values() if cls.module} | {"numba", "dask"})
     code = (
-        "import sys, mlneighbors.neighbors as m; m.get_index('hnswlib'); m.get_index('torch'); "
-        "optional = ('faiss', 'hnswlib', 'pynndescent', 'numba', 'dask', 'torch'); "
-        "print(sorted(x for x in optional if sys.modules.get(x) is not None))"
+        f"import sys, mlneighbors.neighbors as m; [m.get_index(n) for n in {sorted(BACKENDS)!r}]; "
+        f"print(sorted(x for x in {optional!r} if sys.modules.get(x) is not None))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

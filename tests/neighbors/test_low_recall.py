@@ -10,7 +10,7 @@ import pytest
 
 import mlneighbors
 from mlneighbors import BKNN, MLkNN
-from mlneighbors.neighbors import AutoIndex, HnswlibIndex, _approximate, _auto, get_index
+from mlneighbors.neighbors import BACKENDS, AutoIndex, HnswlibIndex, _approximate, _auto, get_index
 from mlneighbors.neighbors._recall import (
     RECALL_SAMPLE,
     low_recall_share,
@@ -21,12 +21,13 @@ from mlneighbors.neighbors._recall import (
 )
 from mlneighbors.neighbors._saved import digest, export_index, restore_index
 
+from ._backends import CALIBRATED, require
 from ._wrong import answer_wrong
 
-CALIBRATED = ["hnswlib", "faiss-hnsw", "faiss-ivf"]
-LIBRARY = {"faiss-ivf": "faiss", "faiss-hnsw": "faiss", "hnswlib": "hnswlib"}
-CLASS = {"hnswlib": _approximate.HnswlibIndex, "faiss-hnsw": _approximate.FaissHNSWIndex,
-         "faiss-ivf": _approximate.FaissIVFIndex, "faiss-union": _approximate.FaissUnionIndex}
+#: the adapters whose library search ``answer_wrong`` can replace (it reads how many rows each
+#: library holds; the union searches two structures): what a known tail is tested on
+WRONGABLE = ["hnswlib", "faiss-hnsw", "faiss-ivf"]
+CLASS = BACKENDS
 # a breadth below which the chosen "sometimes" rows are answered wrong: inside every
 # backend's calibration range (HNSW: k + 1 .. n; IVF: 1 .. its cells, about 40 here)
 # (and not a breadth the bisection measures last: the share must be the chosen breadth's)
@@ -102,13 +103,13 @@ def _marked(X, rows):
     return lambda index, Q, breadth: np.isin(Q[:, 0], X[rows, 0])
 
 
-@pytest.mark.parametrize("name", CALIBRATED)
+@pytest.mark.parametrize("name", WRONGABLE)
 def test_a_search_wrong_for_a_few_queries_has_those_as_its_low_recall_share(name, monkeypatch):
     """Queries of ``always`` are answered with their farthest rows at every breadth, those of
     ``sometimes`` below a breadth; every other query exactly.  The calibration to 0.95 must pick
     a breadth where only ``always`` is wrong, and report that tail (not the one of the last
     breadth it tried): for new queries and for leave-one-out ones, each on its own sample."""
-    pytest.importorskip(LIBRARY[name])
+    require(name)
     X = clustered(2000)
     rng = np.random.default_rng(1)
     always, sometimes = np.split(rng.permutation(len(X))[:240], [40])  # 2 % and 10 % of the rows
@@ -135,9 +136,9 @@ def test_a_search_wrong_for_a_few_queries_has_those_as_its_low_recall_share(name
     assert low.low_recall_share_ == np.isin(loo, both).mean()
 
 
-@pytest.mark.parametrize("name", CALIBRATED)
+@pytest.mark.parametrize("name", WRONGABLE)
 def test_every_row_is_measured_on_a_tiny_set(name, monkeypatch):
-    pytest.importorskip(LIBRARY[name])
+    require(name)
     X = clustered(60, d=3)
     answer_wrong(monkeypatch, CLASS[name], _marked(X, [4, 9, 33]))
     index = get_index(name).build(X)
@@ -157,13 +158,13 @@ def _attribute(doc, name):
     return " ".join(body)
 
 
-@pytest.mark.parametrize("name", [*CALIBRATED, "faiss-union"])
+@pytest.mark.parametrize("name", CALIBRATED)
 def test_the_sample_is_as_large_as_the_docs_say(name):
     """Issue 47, item 13: the calibrated adapters measure the recall on ``min(1000, n // 5)``
     rows (as many again are held out as new queries), every row below 100 (none held out); the
     docstrings said "1,000 indexed rows (all rows when fewer)", and the tail bound of a zero
     share (about 0.3 %) they imply holds from 5,000 rows only: 3 % at 100 rows."""
-    pytest.importorskip("hnswlib" if name == "hnswlib" else "faiss")
+    require(name)
     for n, rows in [(99, 99), (100, 20), (500, 100), (2_000, 400)]:
         assert rows == (n if n < 100 else min(RECALL_SAMPLE, n // 5))  # the rule as documented
         assert get_index(name).build(clustered(n)).recall_rows_ == rows
@@ -241,9 +242,9 @@ def test_a_models_share_is_its_indexs_or_measured_on_first_access(monkeypatch):
     assert quiet.low_recall_share_ == np.isin(sample_rows(len(X), RECALL_SAMPLE, 0), always).mean()
 
 
-@pytest.mark.parametrize("name", CALIBRATED)
+@pytest.mark.parametrize("name", WRONGABLE)
 def test_a_model_saved_with_its_index_keeps_its_shares(name, monkeypatch, tmp_path):
-    pytest.importorskip(LIBRARY[name])
+    require(name)
     X = clustered(2500, d=10)
     Y = (X[:, :5] > 0).astype(int)
     answer_wrong(monkeypatch, CLASS[name], _marked(X, np.arange(0, 2500, 30)))

@@ -9,23 +9,25 @@ from mlneighbors.neighbors import (
     HnswlibIndex,
     NeighborIndex,
     ShardedIndex,
+    get_capabilities,
     get_index,
     resolve_backend,
 )
 
 
 def test_registered_names():
-    assert sorted(BACKENDS) == [
-        "auto", "dask", "exact", "faiss-hnsw", "faiss-ivf", "faiss-union", "hnswlib", "pca-window", "pynndescent",
-        "torch",
-    ]
+    # the registry is the table of mlneighbors._backends, every name a class of the protocol
+    from mlneighbors._backends import BACKEND_PATHS
+
+    assert list(BACKENDS) == list(BACKEND_PATHS) and BACKENDS["exact"] is ExactIndex
+    assert {"exact", "auto"} <= set(BACKENDS)  # the default, and what the command line suggests
     for name, cls in BACKENDS.items():
         index = get_index(name)
-        assert isinstance(index, cls) and isinstance(index, NeighborIndex)
-        assert index.metric == ("cosine" if name == "pca-window" else "euclidean")
-        # dask: exact with its default inner index; auto: not exact until it has picked
-        assert index.exact == (name in ("exact", "torch", "dask"))
+        assert isinstance(index, cls) and isinstance(index, NeighborIndex) and cls.name == name
+        assert index.metric == get_capabilities(index).metrics[0]  # its first declared metric
         assert not hasattr(index, "n_samples_fit_")  # unbuilt
+    # dask: exact with its default inner index; auto: not exact until it has picked
+    assert get_index("dask").exact and not get_index("auto").exact
 
 
 def test_get_index_documents_every_registered_backend():

@@ -5,29 +5,25 @@ import pytest
 import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
 
-from mlneighbors.neighbors import BACKENDS, ExactIndex, ShardedIndex, get_index
+from mlneighbors.neighbors import BACKENDS, ExactIndex, ShardedIndex, get_capabilities, get_index
+
+from ._backends import SLOW, require
 
 #: the library adapters and the exact engine (the PCA window index is tested in test_window.py)
-ALL = [name for name in BACKENDS if name not in ("pca-window", "dask")]  # dask needs a cluster: tests/test_dask.py
+# the PCA window index is tested in test_window.py; a backend on a Dask cluster in tests/test_dask.py
+ALL = [name for name in BACKENDS if name != "pca-window" and not get_capabilities(get_index(name)).dask_arrays]
 
 
 @pytest.mark.parametrize("name", ALL)
 def test_k_out_of_range_raises_before_the_library(name, monkeypatch):
     index = get_index(name)
     if name != "exact":  # a built adapter that must not reach its library
-        module = {"faiss-ivf": "faiss", "faiss-hnsw": "faiss", "faiss-union": "faiss", "auto": "numpy"}.get(name, name)
-        pytest.importorskip(module)
-        if name == "pynndescent":
-            pytest.skip("building pynndescent compiles numba kernels (slow)")
+        require(name)
+        if name in SLOW:
+            pytest.skip(f"building {name} is slow (pynndescent compiles numba kernels)")
     index.build(np.random.default_rng(0).standard_normal((5, 2)))
-    if name == "torch":
-        import mlneighbors.neighbors._torch as torch_backend
-
-        monkeypatch.setattr(torch_backend, "_device_select", lambda *a: pytest.fail("device called"))
-    elif name == "auto":  # the index it picked must not be reached
-        monkeypatch.setattr(index.index_, "query_rows", lambda *a: pytest.fail("picked index called"))
-    elif name != "exact":
-        monkeypatch.setattr(index, "search_library", lambda *a: pytest.fail("library called"))
+    # the backend's search (its library, its device, the index auto picked) must not be reached
+    monkeypatch.setattr(index, "query_rows", lambda *a, **kw: pytest.fail("the search was called"))
     with pytest.raises(ValueError, match=r"k=6 is larger than the number of indexed points \(5\)"):
         index.query(np.zeros((1, 2)), 6)
     with pytest.raises(ValueError, match="k must be >= 1, got k=0"):

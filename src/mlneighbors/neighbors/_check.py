@@ -286,6 +286,11 @@ def check_capabilities(subject: _Subject) -> None:
         raise subject.fail(name, f"metric={metric!r} is not among the declared metrics {list(caps.metrics)}")
     if hasattr(index, "exact") and bool(index.exact) != caps.exact:
         raise subject.fail(name, f"exact={index.exact!r} but the capabilities say exact={caps.exact}")
+    # an optional part declared is one implemented: it is called on the word of the declaration
+    for declared, hooks in (("loo_queries", ("loo_query_rows",)), ("saved_state", ("saved_state", "restore_state"))):
+        missing = [hook for hook in hooks if getattr(caps, declared) and not callable(getattr(index, hook, None))]
+        if missing:
+            raise subject.fail(name, f"declares {declared}=True but has no {' or '.join(missing)}")
     if not _metric_settable(index):
         return
     X, _ = check_data("euclidean")
@@ -378,6 +383,26 @@ def check_k_edges(subject: _Subject) -> None:
             raise subject.fail(name, f"query(Q, k={k!r}) raised {type(exc).__name__} ({exc}); expected "
                                      f"{' or '.join(e.__name__ for e in errors)}") from exc
         raise subject.fail(name, f"query(Q, k={k!r}) with {n} indexed rows did not raise")
+
+
+def check_one_row(subject: _Subject) -> None:
+    """A query of one row answers at k = 1, 5 and n, as the protocol says (every other check
+    queries nine rows or more: a backend that crashed on one row passed them, issue 48); an
+    exact index gives that row's answer to the whole block."""
+    name = "one_row"
+    X, Q = check_data(subject.metrics()[0])
+    n = X.shape[0]
+    index = subject.build(name, X)
+    exact = get_capabilities(index).exact
+    for row in (0, Q.shape[0] - 1):
+        for k in (1, min(5, n), n):
+            dist, idx = subject.query(name, index, Q[row : row + 1], k, n)
+            if not exact:
+                continue
+            all_dist, all_idx = subject.query(name, index, Q, k, n)
+            if not np.array_equal(idx[0], all_idx[row]):
+                raise subject.fail(name, f"query(Q[{row}:{row + 1}], k={k}) returned rows {idx[0].tolist()}, but "
+                                         f"the same row among all the queries gets {all_idx[row].tolist()}")
 
 
 def check_empty_query(subject: _Subject) -> None:
@@ -666,6 +691,7 @@ CHECKS: tuple[Callable[[_Subject], None], ...] = (
     check_prefix,
     check_leave_one_out,
     check_fresh_answers,
+    check_one_row,
     check_pickle,
     check_sparse,
 )
@@ -700,7 +726,8 @@ def check_index(index: Any, *, generate_only: bool = False) -> dict[str, str] | 
     ``capabilities``
         :func:`~mlneighbors.neighbors.get_capabilities` reads a valid declaration, the index's
         ``metric`` is among its metrics and ``exact`` agrees; a metric it does not declare is
-        refused at build with ``ValueError``.
+        refused at build with ``ValueError``; a declared optional part (``loo_queries``,
+        ``saved_state``) has its methods.
     ``query_before_build``
         ``query`` of an unbuilt index raises ``ValueError`` (``NotFittedError``).
     ``build_and_query``
@@ -740,6 +767,9 @@ def check_index(index: Any, *, generate_only: bool = False) -> dict[str, str] | 
         values, get their own answers (brute force's for an exact index, else the true
         distances of the rows returned, else the answer of a pickled copy of the built index
         asked nothing before); the first queries asked again get the first answer, bit for bit.
+    ``one_row``
+        A query of a single row answers at k = 1, 5 and n (every other check queries nine rows
+        or more), for an exact index the answer that row gets among all the queries.
     ``pickle``
         Unbuilt and built indexes pickle; the built copy answers bit for bit the same (an
         exact index's unbuilt copy too, once built).

@@ -356,6 +356,9 @@ class DaskIndex(BaseIndex):
     """
 
     name: ClassVar[str] = "dask"
+    module: ClassVar[str] = "distributed"
+    package: ClassVar[str] = "dask[distributed]"
+    extra: ClassVar[str] = "dask"
 
     def __init__(
         self,

@@ -317,6 +317,11 @@ class BaseIndex(BaseEstimator):
     """
 
     name: ClassVar[str] = "base"
+    #: the optional library the backend imports when an index is built ("" for none), what
+    #: ``pip`` installs for it ("": the module's name) and the ``mlneighbors[...]`` extra that does
+    module: ClassVar[str] = ""
+    package: ClassVar[str] = ""
+    extra: ClassVar[str] = ""
     capabilities: ClassVar[Capabilities] = Capabilities(exact=True, metrics=("euclidean", "cosine"))
 
     metric: str

@@ -250,6 +250,8 @@ class TorchIndex(BaseIndex):
 
     name: ClassVar[str] = "torch"
     capabilities: ClassVar[Capabilities] = Capabilities(exact=True, metrics=("euclidean", "cosine"), sparse=True)
+    module: ClassVar[str] = "torch"
+    extra: ClassVar[str] = "gpu"
 
     def __init__(
         self,

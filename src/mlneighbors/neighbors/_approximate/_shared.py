@@ -131,12 +131,6 @@ class ApproximateIndex(BaseIndex):
         metrics=("euclidean", "cosine"), sparse=True, recall=True, float32_rows=("euclidean", "cosine"),
         loo_queries=True, saved_state=True,
     )
-    #: the module imported when an index is built (``import_optional``)
-    module: ClassVar[str] = ""
-    #: the ``mlneighbors[...]`` extra that installs it (named in the ImportError)
-    extra: ClassVar[str] = ""
-    #: what ``pip`` installs ("" : the module's name)
-    package: ClassVar[str] = ""
     #: the search breadth calibrated to ``recall`` ("" for an adapter without one)
     breadth: ClassVar[str] = ""
     #: rows handed to the library's build per call (progress is reported between calls)
