@@ -20,7 +20,8 @@ number:
 Writes three PNGs (``neighbors_crossover.png``, ``neighbors_speedup.png``,
 ``neighbors_quality.png``) that ``docs/user_guide/neighbors.rst`` shows, and the same tables
 (``scale_laws.inc``, ``scale_laws_quality.inc``, ``scale_build.inc``, ``scale_dask.inc``,
-``scale_table.inc``, ``scale_quality.inc``) split into tables of a few columns that fit the text
+``scale_table.inc``, ``scale_quality.inc``; ``scale_graph.inc`` as it is, its @ escaped) split into
+tables of a few columns that fit the text
 column, as ``neighbors_*.inc`` beside them, for ``docs/user_guide/neighbors_measurements.rst``:
 the same cells and the same prose, only regrouped. Run it again after ``scale.py`` rewrites one
 of those tables, and commit what it writes with the tables.
@@ -338,7 +339,8 @@ def _laws_narrow(text: str) -> list[str]:
 def narrow_tables(docs: Path, out: Path) -> list[Path]:
     """Write ``neighbors_*.inc`` beside the ``scale_*.inc`` they split."""
     written = []
-    for name in ("scale_laws", "scale_laws_quality", "scale_build", "scale_dask", "scale_table", "scale_quality"):
+    for name in ("scale_laws", "scale_laws_quality", "scale_build", "scale_dask", "scale_table", "scale_quality",
+                 "scale_graph"):
         text = (docs / f"{name}.inc").read_text(encoding="utf-8")
         if name == "scale_laws":
             lines = _laws_narrow(text)
@@ -353,10 +355,10 @@ def narrow_tables(docs: Path, out: Path) -> list[Path]:
                         j += 1
                     (_, rows), = list_tables("\n".join(source[i:j]))
                     table = _split(rows[0], rows[1:])
-                    lines += table if table is not None else source[i:j]
+                    lines += table if table is not None else _list_table(rows[0], rows[1:])
                     i = j
                     continue
-                lines.append(line)
+                lines.append(_escape_at(line))
                 i += 1
         path = out / f"{name.replace('scale_', 'neighbors_')}.inc"
         path.write_text("\n".join(lines).rstrip("\n") + "\n", encoding="utf-8")
