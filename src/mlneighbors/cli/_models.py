@@ -126,7 +126,7 @@ def add_backend_args(p: argparse.ArgumentParser, *, cluster: bool = True) -> Non
     p.add_argument("--backend-param", action="append", metavar="KEY=VALUE",
                    help="a parameter of --backend (repeatable), e.g. device=cuda")
     p.add_argument("--recall", type=float, metavar="R",
-                   help="with --backend auto, faiss-union, hnswlib, faiss-hnsw or faiss-ivf: the recall@k the "
+                   help="with --backend auto or an approximate backend that takes a recall: the recall@k the "
                         "approximate search is calibrated to reach (default 0.96: at least 0.95 within the "
                         "sample's error)")
     if cluster:
@@ -198,8 +198,7 @@ def backend(args: argparse.Namespace, cmd: str) -> tuple[str | None, dict[str, A
         if args.backend_param:
             raise CLIError(f"mlneighbors {cmd}: --backend-param needs --backend")
         if getattr(args, "recall", None) is not None:
-            raise CLIError(f"mlneighbors {cmd}: --recall needs --backend auto (or faiss-union, hnswlib, faiss-hnsw, "
-                           "faiss-ivf)")
+            raise CLIError(f"mlneighbors {cmd}: --recall needs --backend auto (or {_recall_backends('auto')})")
         return None, None
     if args.backend not in BACKENDS:
         raise choice_error("backend", args.backend, sorted(BACKENDS), cmd)
@@ -217,8 +216,8 @@ def backend(args: argparse.Namespace, cmd: str) -> tuple[str | None, dict[str, A
     recall = getattr(args, "recall", None)
     if recall is not None:
         if not get_capabilities(default).recall:
-            raise CLIError(f"mlneighbors {cmd}: --recall is for an approximate search (--backend auto, faiss-union, "
-                           f"hnswlib, faiss-hnsw, faiss-ivf); backend {args.backend!r} has no recall to choose")
+            raise CLIError(f"mlneighbors {cmd}: --recall is for an approximate search (--backend auto, "
+                           f"{_recall_backends('auto')}); backend {args.backend!r} has no recall to choose")
         if not 0.0 < recall <= 1.0:
             raise CLIError(f"mlneighbors {cmd}: --recall must be in (0, 1], got {recall:g}")
         params["recall"] = recall
@@ -227,6 +226,14 @@ def backend(args: argparse.Namespace, cmd: str) -> tuple[str | None, dict[str, A
     except (TypeError, ValueError) as exc:
         raise CLIError(f"mlneighbors {cmd}: {exc}") from None
     return args.backend, params or None
+
+
+def _recall_backends(*leave_out: str) -> str:
+    """The registered backends that take a ``recall`` (their capabilities say so), as a list
+    for a message: a backend registered later is named without an edit here."""
+    from ..neighbors import BACKENDS, get_capabilities, get_index
+
+    return ", ".join(name for name in BACKENDS if name not in leave_out and get_capabilities(get_index(name)).recall)
 
 
 def exact_note(name: str | None, X: Any, cmd: str, quiet: bool) -> str:
