@@ -384,9 +384,9 @@ def test_a_saved_index_whose_library_is_missing_names_the_library_not_damage(nam
     X = clustered(1000)
     model = MLkNN(5, backend=name).fit(X, X[:, :3] > 0)
     mlneighbors.save(model, tmp_path / "m.skops", include_index=True)
-    module = BACKENDS[name].module
+    module, package = BACKENDS[name].module, BACKENDS[name].package or BACKENDS[name].module
     monkeypatch.setitem(sys.modules, module, None)  # the library is not installed
-    with pytest.raises(ImportError, match=rf"m\.skops holds a saved index that needs .*{module}.*pip install") as info:
+    with pytest.raises(ImportError, match=rf"m\.skops holds a saved index that needs .*{package}.*pip install") as info:
         mlneighbors.load(tmp_path / "m.skops")
     assert not isinstance(info.value, ModelFileError) and "damaged" not in str(info.value)
 

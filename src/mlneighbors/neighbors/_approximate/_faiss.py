@@ -221,26 +221,7 @@ class FaissIVFIndex(_WithIVF, _FaissBase):
         Cells used.
     nprobe_ : int
         Cells searched per query: ``nprobe``, or the calibrated value.
-    recall_ : float
-        Tie-aware recall@``recall_k`` of leave-one-out queries of a seeded sample of
-        ``recall_rows_`` indexed rows against their exact neighbours, at ``nprobe_``;
-        its standard error is at most ``sqrt(recall_ (1 - recall_) / recall_rows_)``.
-    recall_rows_ : int
-        Rows of that sample: ``min(1000, n // 5)`` of the n indexed rows (as many again are
-        held out as new queries), all n below 100 rows (none held out).
-    low_recall_share_ : float
-        The share of that sample's rows whose recall@``recall_k`` is below one half: the
-        queries that lost most of their neighbours, which the mean hides (one row is
-        ``1 / recall_rows_``; a share of 0 bounds the true one at
-        ``1 - 0.05 ** (1 / recall_rows_)`` with 95 % confidence: 0.3 % at 1,000 rows, 3 % at
-        100, i.e. 500 indexed rows).
-    query_recall_ : float
-        The same recall for rows of another sample as new queries (``predict``'s search),
-        measured before they were added to the index, at ``nprobe_``; NaN for fewer than 100
-        rows (none held out).
-    query_low_recall_share_ : float
-        The share of those new queries whose recall@``recall_k`` is below one half (NaN
-        as ``query_recall_``).
+    {recall_attributes}
 
     Notes
     -----
@@ -325,26 +306,7 @@ class FaissHNSWIndex(_FaissBase):
     ----------
     ef_search_ : int
         ``ef_search``, or the calibrated value.
-    recall_ : float
-        Tie-aware recall@``recall_k`` of leave-one-out queries of a seeded sample of
-        ``recall_rows_`` indexed rows against their exact neighbours, at ``ef_search_``;
-        its standard error is at most ``sqrt(recall_ (1 - recall_) / recall_rows_)``.
-    recall_rows_ : int
-        Rows of that sample: ``min(1000, n // 5)`` of the n indexed rows (as many again are
-        held out as new queries), all n below 100 rows (none held out).
-    low_recall_share_ : float
-        The share of that sample's rows whose recall@``recall_k`` is below one half: the
-        queries that lost most of their neighbours, which the mean hides (one row is
-        ``1 / recall_rows_``; a share of 0 bounds the true one at
-        ``1 - 0.05 ** (1 / recall_rows_)`` with 95 % confidence: 0.3 % at 1,000 rows, 3 % at
-        100, i.e. 500 indexed rows).
-    query_recall_ : float
-        The same recall for rows of another sample as new queries (``predict``'s search),
-        measured before they were added to the index, at ``ef_search_``; NaN for fewer than 100
-        rows (none held out).
-    query_low_recall_share_ : float
-        The share of those new queries whose recall@``recall_k`` is below one half (NaN
-        as ``query_recall_``).
+    {recall_attributes}
 
     Notes
     -----
@@ -515,21 +477,7 @@ class FaissUnionIndex(_WithIVF, FaissHNSWIndex):
         ``ef_search``, or the value calibrated for the leave-one-out queries (``fit``'s).
     nlist_ : int
         IVF cells used.
-    recall_ : float
-        Tie-aware recall@``recall_k`` of leave-one-out queries of a seeded sample of
-        ``recall_rows_`` indexed rows against their exact neighbours.
-    recall_rows_ : int
-        Rows of that sample: ``min(1000, n // 5)`` of the n indexed rows (as many again are
-        held out as new queries), all n below 100 rows (none held out).
-    low_recall_share_ : float
-        The share of that sample's rows whose recall@``recall_k`` is below one half (one row
-        is ``1 / recall_rows_``; a share of 0 bounds the true one at
-        ``1 - 0.05 ** (1 / recall_rows_)`` with 95 % confidence: 0.3 % at 1,000 rows, 3 % at
-        100, i.e. 500 indexed rows).
-    query_recall_ : float
-        The same recall for rows of another sample as new queries (``predict``'s search).
-    query_low_recall_share_ : float
-        The share of those new queries whose recall@``recall_k`` is below one half.
+    {recall_attributes}
 
     Notes
     -----

@@ -45,26 +45,7 @@ class HnswlibIndex(ApproximateIndex):
     ----------
     ef_ : int
         ``ef``, or the calibrated value.
-    recall_ : float
-        Tie-aware recall@``recall_k`` of leave-one-out queries of a seeded sample of
-        ``recall_rows_`` indexed rows against their exact neighbours, at ``ef_``; its
-        standard error is at most ``sqrt(recall_ (1 - recall_) / recall_rows_)``.
-    recall_rows_ : int
-        Rows of that sample: ``min(1000, n // 5)`` of the n indexed rows (as many again are
-        held out as new queries), all n below 100 rows (none held out).
-    low_recall_share_ : float
-        The share of that sample's rows whose recall@``recall_k`` is below one half: the
-        queries that lost most of their neighbours, which the mean hides (one row is
-        ``1 / recall_rows_``; a share of 0 bounds the true one at
-        ``1 - 0.05 ** (1 / recall_rows_)`` with 95 % confidence: 0.3 % at 1,000 rows, 3 % at
-        100, i.e. 500 indexed rows).
-    query_recall_ : float
-        The same recall for rows of another sample as new queries (``predict``'s search),
-        measured before they were added to the index, at ``ef_``; NaN for fewer than 100
-        rows (none held out).
-    query_low_recall_share_ : float
-        The share of those new queries whose recall@``recall_k`` is below one half (NaN
-        as ``query_recall_``).
+    {recall_attributes}
 
     Notes
     -----
