@@ -484,6 +484,14 @@ class Choice:
         The exact search is picked although an approximate index is estimated faster,
         because no approximate library can be used here (not installed, or failing to
         import): what the command line tells the user, with what to install.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlneighbors.neighbors import AutoIndex
+    >>> choice = AutoIndex().choose(np.zeros((100, 8)))
+    >>> choice.backend, choice.approximate_unavailable
+    ('exact', False)
     """
 
     backend: str
