@@ -44,6 +44,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._config import check_fits
 from ._counts import count_matrix, row_blocks, table_decisions, table_lookup, table_top_k
 from ._dask_estimators import lazy_on_dask, training_data
+from ._docstrings import fill_doc
 from ._index import IndexLifecycle
 from ._params import HasMethods, Instance, Integer, Options, validate_params
 from ._persist import VersionedState
@@ -124,18 +125,11 @@ class KNeighborsMultilabelBase(IndexLifecycle, VersionedState, MultiOutputMixin,
 
     # -- fit ---------------------------------------------------------------------------
 
+    @fill_doc
     def fit(self, X: Any, y: Any) -> KNeighborsMultilabelBase:
         """Fit the model on features ``X`` and targets ``y``.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : {array-like, sparse matrix} of shape (n_samples, n_labels) or (n_samples,)
-            A binary label indicator, or 1-D class labels.
-
-        Returns
-        -------
-        self : object
+        {fit_parameters}
         """
         validate_params(self)
         X, Y = self._validate_training_data(X, y)
@@ -339,18 +333,11 @@ class KNeighborsMultilabelBase(IndexLifecycle, VersionedState, MultiOutputMixin,
         uniform = np.full_like(scores, 1.0 / scores.shape[1])
         return np.divide(scores, total, out=uniform, where=total > 0)
 
+    @fill_doc
     def predict_top_k(self, X: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
         """The ``k`` labels of highest ``predict_proba`` score of every query, best first.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_queries, n_features)
-        k : int
-            ``1 <= k <= n_labels``.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_queries, k)
+        {top_k_sections}
         labels : ndarray of shape (n_queries, k)
             Label indices; equal scores ranked by the lower label index (the order of
             sorting each ``predict_proba`` row that way).
@@ -458,18 +445,11 @@ class CountTableModel(KNeighborsMultilabelBase):
         out = sp.vstack(parts, format="csr") if parts else sp.csr_matrix((0, self.n_labels_), dtype=np.int8)
         return out.astype(self._y_dtype)
 
+    @fill_doc
     def predict_top_k(self, X: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
         """The ``k`` labels of highest score of every query, without the full score rows.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_queries, n_features)
-        k : int
-            ``1 <= k <= n_labels``.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_queries, k)
+        {top_k_sections}
             The labels' ``predict_proba`` scores, best first (the order of the index
             protocol's ``(dist, idx)``).
         labels : ndarray of shape (n_queries, k)

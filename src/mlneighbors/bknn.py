@@ -26,6 +26,7 @@ from scipy.special import ndtr
 from ._base import KNeighborsMultilabelBase
 from ._config import block_rows
 from ._dask_estimators import lazy_on_dask
+from ._docstrings import fill_doc
 from ._params import HasMethods, Instance, Integer, Options, Real
 from .neighbors import LabelRestrictedIndex
 
@@ -318,6 +319,7 @@ def _thresholds_block(
     return h, best
 
 
+@fill_doc
 class BKNN(KNeighborsMultilabelBase):
     """Class-balanced k-nearest neighbours (BKNN) with learned per-label thresholds.
 
@@ -362,10 +364,8 @@ class BKNN(KNeighborsMultilabelBase):
         gets the vectorised global search with masking (the faster by measurement, see
         Notes); any other registered backend name or an object with ``build(X)`` and
         ``query(Q, k)`` is copied once per label.
-    backend_params : dict, default=None
-        Keyword arguments of the backend.
-    n_jobs : int, default=None
-        Threads of the neighbour search, where the backend supports it.
+    {backend_params_parameter}
+    {n_jobs_parameter}
 
     Attributes
     ----------
@@ -381,10 +381,7 @@ class BKNN(KNeighborsMultilabelBase):
     signal_pvalues_ : ndarray of shape (n_labels,)
         The p-value of each label's leave-one-out scores under "no signal"
         (:func:`signal_pvalues`); the labels above ``signal_level`` are the capped ones.
-    n_labels_ : int
-    classes_ : ndarray or list of ndarray
-        The classes of a 1-D target; for a label indicator, one array ``[0, 1]`` per label.
-    n_features_in_ : int
+    {target_attributes}
 
     Notes
     -----
@@ -441,10 +438,7 @@ class BKNN(KNeighborsMultilabelBase):
     are capped: the cap, rather than "never", keeps them where their scores on new rows are
     highest.  ``benchmarks/bknn.py --figures`` gives the effect on every shared dataset.
 
-    References
-    ----------
-    H. Wang, C. Ding, H. Huang. Multi-label classification: inconsistency and class
-    balanced k-nearest neighbor. AAAI 2010.
+    {wang2010_references}
 
     Examples
     --------

@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._config import check_fits, working_memory_bytes
 from ._dask_estimators import training_data
+from ._docstrings import fill_doc
 from ._params import Integer, Real, validate_params
 from ._persist import VersionedState
 from ._targets import in_fit_order, target_classes
@@ -23,6 +24,7 @@ from ._targets import in_fit_order, target_classes
 __all__ = ["BLDA"]
 
 
+@fill_doc
 class BLDA(VersionedState, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Class-balanced multi-label LDA: a linear projection to at most ``n_labels - 1`` dims.
 
@@ -88,10 +90,7 @@ class BLDA(VersionedState, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     per class, so single-label data give classical LDA (the multi-label global mean is
     then the plain mean).  The eigenvectors are ``S_w``-normalised as in classical LDA.
 
-    References
-    ----------
-    H. Wang, C. Ding, H. Huang. Multi-label classification: inconsistency and class
-    balanced k-nearest neighbor. AAAI 2010.
+    {wang2010_references}
 
     Examples
     --------
@@ -112,18 +111,11 @@ class BLDA(VersionedState, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         self.n_components = n_components
         self.reg = reg
 
+    @fill_doc
     def fit(self, X: Any, y: Any) -> BLDA:
         """Learn the projection from features ``X`` and labels ``y``.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : {array-like, sparse matrix} of shape (n_samples, n_labels) or (n_samples,)
-            A binary label indicator, or 1-D class labels.
-
-        Returns
-        -------
-        self : object
+        {fit_parameters}
         """
         validate_params(self)
         if not np.isfinite(self.reg):

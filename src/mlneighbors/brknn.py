@@ -9,11 +9,13 @@ import scipy.sparse as sp
 
 from ._base import CountTableModel
 from ._counts import table_top_k, top_m, vote_scores
+from ._docstrings import fill_doc
 from ._params import Options
 
 __all__ = ["BRkNN"]
 
 
+@fill_doc
 class BRkNN(CountTableModel):
     """Binary relevance kNN: each label predicted from the share of neighbours that carry it.
 
@@ -30,26 +32,14 @@ class BRkNN(CountTableModel):
 
     Parameters
     ----------
-    n_neighbors : int, default=10
-        ``k``, at least 1; clipped to ``n_samples`` with a ``NeighborsWarning`` when the
-        training set is smaller.
+    {n_neighbors_parameter}
     extension : {None, "a", "b"}, default=None
-    metric : {"euclidean", "cosine"}, default="euclidean"
-        Prefer "cosine" for sparse text (bag of words, tf-idf): Euclidean distances between
-        word-count rows mostly measure document length (ML-kNN's average precision on
-        bibtex: 0.345 Euclidean, 0.510 cosine).  Features are never rescaled.
-    backend : str or index object, default="exact"
-    backend_params : dict, default=None
-    n_jobs : int, default=None
+    {metric_parameter}
+    {backend_parameters_named}
 
     Attributes
     ----------
-    n_neighbors_ : int
-        The ``k`` used: ``n_neighbors``, clipped to what the training set allows.
-    n_labels_ : int
-    classes_ : ndarray or list of ndarray
-        The classes of a 1-D target; for a label indicator, one array ``[0, 1]`` per label.
-    n_features_in_ : int
+    {neighbors_attributes}
 
     Notes
     -----

@@ -8,11 +8,13 @@ import numpy as np
 
 from ._base import KNeighborsMultilabelBase
 from ._counts import count_matrix, count_tables, decide, dml_votes
+from ._docstrings import fill_doc
 from ._params import Integer, Real
 
 __all__ = ["DMLkNN"]
 
 
+@fill_doc
 class DMLkNN(KNeighborsMultilabelBase):
     """DML-kNN: ML-kNN's posterior counted among training instances with a similar label profile.
 
@@ -29,31 +31,19 @@ class DMLkNN(KNeighborsMultilabelBase):
 
     Parameters
     ----------
-    n_neighbors : int, default=10
-        ``k``, at least 1; clipped to ``n_samples - 1`` with a ``NeighborsWarning`` when
-        the training set is smaller (leave-one-out leaves ``n - 1`` neighbours).
+    {n_neighbors_loo_parameter}
     smoothing : float, default=1.0
     delta : int, default=6
         Largest per-label difference of neighbour counts for a training instance to
         resemble the query (MULAN hard-codes 6). ``delta >= n_neighbors`` puts every
         training instance in ``A``.
-    metric : {"euclidean", "cosine"}, default="euclidean"
-        Prefer "cosine" for sparse text (bag of words, tf-idf): Euclidean distances between
-        word-count rows mostly measure document length (ML-kNN's average precision on
-        bibtex: 0.345 Euclidean, 0.510 cosine).  Features are never rescaled.
-    backend : str or index object, default="exact"
-    backend_params : dict, default=None
-    n_jobs : int, default=None
+    {metric_parameter}
+    {backend_parameters_named}
 
     Attributes
     ----------
     prior_ : ndarray of shape (n_labels,)
-    n_neighbors_ : int
-        The ``k`` used: ``n_neighbors``, clipped to what the training set allows.
-    n_labels_ : int
-    classes_ : ndarray or list of ndarray
-        The classes of a 1-D target; for a label indicator, one array ``[0, 1]`` per label.
-    n_features_in_ : int
+    {neighbors_attributes}
 
     Notes
     -----

@@ -16,6 +16,7 @@ import scipy.linalg
 
 from ._base import KNeighborsMultilabelBase
 from ._counts import count_matrix
+from ._docstrings import fill_doc
 from ._params import HasMethods, Instance, Integer, Options, Real
 
 __all__ = ["HybridKNN", "label_regression"]
@@ -67,6 +68,7 @@ def label_regression(Y: np.ndarray, ridge: float = 1e-6) -> tuple[np.ndarray, np
     return mean - coef @ mean, coef
 
 
+@fill_doc
 class HybridKNN(KNeighborsMultilabelBase):
     """Hybrid kNN: neighbours from a PCA candidate search, labels from a regression model.
 
@@ -108,8 +110,7 @@ class HybridKNN(KNeighborsMultilabelBase):
         full feature space, no PCA -- with ``"exact"``, the paper's "Regression" column.
     backend_params : dict, default=None
         Keyword arguments of the backend (other than ``n_components`` and ``n_candidates``).
-    n_jobs : int, default=None
-        Threads of the neighbour search, where the backend supports it.
+    {n_jobs_parameter}
 
     Attributes
     ----------
@@ -121,12 +122,7 @@ class HybridKNN(KNeighborsMultilabelBase):
         The training mean the projection subtracts.
     explained_variance_ratio_ : ndarray of shape (n_components_,)
     n_components_ : int
-    n_neighbors_ : int
-        The ``k`` used: ``n_neighbors``, clipped to what the training set allows.
-    n_labels_ : int
-    classes_ : ndarray or list of ndarray
-        The classes of a 1-D target; for a label indicator, one array ``[0, 1]`` per label.
-    n_features_in_ : int
+    {neighbors_attributes}
 
     Notes
     -----

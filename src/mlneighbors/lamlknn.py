@@ -13,6 +13,7 @@ from sklearn.utils import check_random_state
 
 from ._base import CountTableModel
 from ._counts import count_tables, decide, label_likelihoods
+from ._docstrings import fill_doc
 from ._params import HasMethods, Integer, RandomState, Real
 
 _OPENMP_ONE = None
@@ -20,6 +21,7 @@ _OPENMP_ONE = None
 __all__ = ["LAMLkNN"]
 
 
+@fill_doc
 class LAMLkNN(CountTableModel):
     """LAML-kNN: ML-kNN whose prior and likelihoods are those of the query's cluster.
 
@@ -36,9 +38,7 @@ class LAMLkNN(CountTableModel):
 
     Parameters
     ----------
-    n_neighbors : int, default=10
-        ``k``, at least 1; clipped to ``n_samples - 1`` with a ``NeighborsWarning`` when
-        the training set is smaller (leave-one-out leaves ``n - 1`` neighbours).
+    {n_neighbors_loo_parameter}
     n_clusters : int, default=5
         ``m``; at most the number of training rows.
     clusterer : object, default=None
@@ -50,13 +50,8 @@ class LAMLkNN(CountTableModel):
     smoothing : float, default=1.0
     random_state : int, RandomState instance or None, default=None
         Seeds the default k-means.
-    metric : {"euclidean", "cosine"}, default="euclidean"
-        Prefer "cosine" for sparse text (bag of words, tf-idf): Euclidean distances between
-        word-count rows mostly measure document length (ML-kNN's average precision on
-        bibtex: 0.345 Euclidean, 0.510 cosine).  Features are never rescaled.
-    backend : str or index object, default="exact"
-    backend_params : dict, default=None
-    n_jobs : int, default=None
+    {metric_parameter}
+    {backend_parameters_named}
 
     Attributes
     ----------
@@ -71,12 +66,7 @@ class LAMLkNN(CountTableModel):
         ``P(H1_l | W_j)``.
     cond_prob_true_, cond_prob_false_ : ndarray of shape (n_clusters_kept, n_labels, n_neighbors + 1)
         ``P(E_r | H1_l, W_j)`` and ``P(E_r | H0_l, W_j)``.
-    n_neighbors_ : int
-        The ``k`` used: ``n_neighbors``, clipped to what the training set allows.
-    n_labels_ : int
-    classes_ : ndarray or list of ndarray
-        The classes of a 1-D target; for a label indicator, one array ``[0, 1]`` per label.
-    n_features_in_ : int
+    {neighbors_attributes}
 
     Notes
     -----

@@ -9,10 +9,12 @@ import scipy.sparse as sp
 
 from ._base import CountTableModel
 from ._counts import distinct_rows, vote_scores
+from ._docstrings import fill_doc
 
 __all__ = ["LPkNN"]
 
 
+@fill_doc
 class LPkNN(CountTableModel):
     """Label powerset kNN: predict the label set that occurs most often among the neighbours.
 
@@ -23,27 +25,15 @@ class LPkNN(CountTableModel):
 
     Parameters
     ----------
-    n_neighbors : int, default=10
-        ``k``, at least 1; clipped to ``n_samples`` with a ``NeighborsWarning`` when the
-        training set is smaller.
-    metric : {"euclidean", "cosine"}, default="euclidean"
-        Prefer "cosine" for sparse text (bag of words, tf-idf): Euclidean distances between
-        word-count rows mostly measure document length (ML-kNN's average precision on
-        bibtex: 0.345 Euclidean, 0.510 cosine).  Features are never rescaled.
-    backend : str or index object, default="exact"
-    backend_params : dict, default=None
-    n_jobs : int, default=None
+    {n_neighbors_parameter}
+    {metric_parameter}
+    {backend_parameters_named}
 
     Attributes
     ----------
     label_sets_ : ndarray or CSR matrix of shape (n_sets, n_labels)
         The distinct label sets of the training data (CSR when Y is sparse).
-    n_neighbors_ : int
-        The ``k`` used: ``n_neighbors``, clipped to what the training set allows.
-    n_labels_ : int
-    classes_ : ndarray or list of ndarray
-        The classes of a 1-D target; for a label indicator, one array ``[0, 1]`` per label.
-    n_features_in_ : int
+    {neighbors_attributes}
 
     Notes
     -----

@@ -8,11 +8,13 @@ import numpy as np
 
 from ._base import CountTableModel
 from ._counts import count_tables, decide, label_likelihoods
+from ._docstrings import fill_doc
 from ._params import Real
 
 __all__ = ["MLkNN"]
 
 
+@fill_doc
 class MLkNN(CountTableModel):
     r"""ML-kNN: the k nearest neighbours' label counts, turned into posteriors.
 
@@ -33,22 +35,15 @@ class MLkNN(CountTableModel):
 
     Parameters
     ----------
-    n_neighbors : int, default=10
-        ``k``, at least 1; clipped to ``n_samples - 1`` with a ``NeighborsWarning`` when
-        the training set is smaller (leave-one-out leaves ``n - 1`` neighbours).
+    {n_neighbors_loo_parameter}
     smoothing : float, default=1.0
         Laplace smoothing ``s`` of the prior and the likelihoods (``s >= 0``).
-    metric : {"euclidean", "cosine"}, default="euclidean"
-        Prefer "cosine" for sparse text (bag of words, tf-idf): Euclidean distances between
-        word-count rows mostly measure document length (ML-kNN's average precision on
-        bibtex: 0.345 Euclidean, 0.510 cosine).  Features are never rescaled.
+    {metric_parameter}
     backend : str or index object, default="exact"
         A registered neighbour backend (``mlneighbors.neighbors``) or any object with
         ``build(X)`` and ``query(Q, k)``.
-    backend_params : dict, default=None
-        Keyword arguments of the backend.
-    n_jobs : int, default=None
-        Threads of the neighbour search, where the backend supports it.
+    {backend_params_parameter}
+    {n_jobs_parameter}
 
     Attributes
     ----------
@@ -58,12 +53,7 @@ class MLkNN(CountTableModel):
         :math:`P(E_j \mid H^1_l)` at ``[l, j]``.
     cond_prob_false_ : ndarray of shape (n_labels, n_neighbors + 1)
         :math:`P(E_j \mid H^0_l)` at ``[l, j]``.
-    n_neighbors_ : int
-        The ``k`` used: ``n_neighbors``, clipped to what the training set allows.
-    n_labels_ : int
-    classes_ : ndarray or list of ndarray
-        The classes of a 1-D target; for a label indicator, one array ``[0, 1]`` per label.
-    n_features_in_ : int
+    {neighbors_attributes}
 
     Notes
     -----

@@ -7,6 +7,8 @@ from typing import Any
 from sklearn.pipeline import Pipeline as _SklearnPipeline
 from sklearn.utils.metaestimators import available_if
 
+from ._docstrings import fill_doc
+
 __all__ = ["Pipeline"]
 
 
@@ -67,19 +69,12 @@ class Pipeline(_SklearnPipeline):
     """
 
     @available_if(_final_has("predict_top_k"))
+    @fill_doc
     def predict_top_k(self, X: Any, k: int) -> tuple[Any, Any]:
         """The ``k`` best labels of every row after the transforms: the final model's
         ``predict_top_k``.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_queries, n_features)
-        k : int
-            ``1 <= k <= n_labels``.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_queries, k)
+        {top_k_sections}
             Best first.
         labels : ndarray of shape (n_queries, k)
             Label indices (into ``label_names_`` where the command line set it).

@@ -3,16 +3,17 @@
 A metric's docstring names a fragment of :data:`FRAGMENTS` by a placeholder that starts a line,
 ``{bipartition_parameters}``; :func:`fill_doc` replaces it by the fragment, indented as the
 placeholder is, and the rest of the placeholder's line follows the fragment's last line
-(``{returns_higher} Two empty sets match.``).  The filled docstring is plain numpydoc: it is
-what ``help()``, doctest, numpydoc's validation and the API pages read.
+(``{returns_higher} Two empty sets match.``): the package's filler,
+:func:`mlneighbors._docstrings.fill_doc`, with these fragments.  The filled docstring is plain
+numpydoc: it is what ``help()``, doctest, numpydoc's validation and the API pages read.
 """
 
 from __future__ import annotations
 
-import re
-import textwrap
 from collections.abc import Callable
 from typing import TypeVar
+
+from .._docstrings import fill_doc as _fill_doc
 
 _F = TypeVar("_F", bound=Callable[..., object])
 
@@ -111,17 +112,7 @@ FRAGMENTS: dict[str, str] = {
     "ps_references": "References\n----------\n" + _JPV_REFERENCE.strip() + "\n" + _XC_REFERENCE.strip(),
 }
 
-_PLACEHOLDER = re.compile(r"^(?P<indent>[ \t]*)\{(?P<name>\w+)\}(?P<rest>.*)$", re.MULTILINE)
-
-
-def _fragment(match: re.Match[str]) -> str:
-    text = textwrap.dedent(FRAGMENTS[match["name"]]).strip("\n")
-    return textwrap.indent(text, match["indent"]) + match["rest"]
-
-
 def fill_doc(func: _F) -> _F:
     """Replace the ``{name}`` placeholders that start lines of ``func``'s docstring by
     :data:`FRAGMENTS` (an unknown name is a ``KeyError`` at import)."""
-    if func.__doc__:  # None under python -OO
-        func.__doc__ = _PLACEHOLDER.sub(_fragment, func.__doc__)
-    return func
+    return _fill_doc(func, FRAGMENTS)
