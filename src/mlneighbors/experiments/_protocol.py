@@ -1,4 +1,4 @@
-"""The protocol side of the reproductions: data, folds, warnings, progress, timing.
+"""The protocol side of the reproductions: their options, data, folds, warnings, progress, timing.
 
 Fitting and scoring go through :func:`mlneighbors.model_selection.evaluate_models` (one
 neighbour search per split, shared by every model and every k); what stays here is what a
@@ -7,6 +7,10 @@ reproduction needs around it.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import inspect
+import os
 import time
 import warnings
 from collections.abc import Callable, Iterator
@@ -16,13 +20,17 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:  # imported where used: the command line's parser imports this package (list_papers)
     import numpy as np
 
+    from ._report import Reproduction
+
 __all__ = [
     "ProgressBar",
     "ProgressFactory",
+    "RunOptions",
     "Timer",
     "collect_warnings",
     "fold_means",
     "load",
+    "paper_reproduction",
     "progress_bar",
     "stratified_folds",
 ]
@@ -72,6 +80,57 @@ def progress_bar(factory: ProgressFactory | None, total: int, desc: str) -> Iter
             yield progress
         finally:
             progress.close()
+
+
+# --------------------------------------------------------------------------------------
+# the options of a run
+# --------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class RunOptions:
+    """The keyword arguments of every paper's ``reproduce``, as
+    :func:`mlneighbors.experiments.reproduce` documents them."""
+
+    quick: bool = False
+    out: str | os.PathLike[str] | None = None
+    data_home: Any = None
+    figures: bool = True
+    progress: ProgressFactory | None = None
+    random_state: int = 0
+    backend: Any = None
+    backend_params: dict | None = None
+
+    @property
+    def route(self) -> dict[str, Any]:
+        """The neighbour backend of every exact search, as ``evaluate_models`` takes it."""
+        return {"backend": self.backend, "backend_params": self.backend_params}
+
+
+#: ``reproduce(*, quick=False, out=None, ...)``: the fields of :class:`RunOptions`, keyword-only
+_REPRODUCE_SIGNATURE = inspect.Signature(
+    [
+        inspect.Parameter(field.name, inspect.Parameter.KEYWORD_ONLY, default=field.default, annotation=field.type)
+        for field in dataclasses.fields(RunOptions)
+    ],
+    return_annotation="Reproduction",
+)
+
+
+def paper_reproduction(run: Callable[[RunOptions], Reproduction]) -> Callable[..., Reproduction]:
+    """A paper's ``reproduce(*, quick=False, out=None, ...)`` (the fields of :class:`RunOptions`,
+    with its signature, name and docstring): ``run`` called with the options gathered."""
+
+    @functools.wraps(run)
+    def reproduce(*args: Any, **options: Any) -> Reproduction:
+        try:
+            _REPRODUCE_SIGNATURE.bind(*args, **options)
+        except TypeError as error:  # as the call of a plain function words it
+            raise TypeError(f"reproduce() {error}") from None
+        return run(RunOptions(**options))
+
+    reproduce.__signature__ = _REPRODUCE_SIGNATURE  # type: ignore[attr-defined]
+    return reproduce
 
 
 # --------------------------------------------------------------------------------------

@@ -15,7 +15,6 @@ serves the four methods and every m: two searches per split.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
@@ -33,7 +32,7 @@ from ._papers import (
     LAML_TABLE3,
     LAML_TABLE4,
 )
-from ._protocol import ProgressFactory, Timer, collect_warnings, fold_means, load, progress_bar
+from ._protocol import RunOptions, Timer, collect_warnings, fold_means, load, paper_reproduction, progress_bar
 from ._report import Finding, Layout, Reproduction, cell, finish, new_figure, require_matplotlib
 
 __all__ = ["PAPER", "TITLE", "reproduce"]
@@ -231,17 +230,8 @@ FINDINGS: list[Finding] = [
 ]
 
 
-def reproduce(
-    *,
-    quick: bool = False,
-    out: str | os.PathLike[str] | None = None,
-    data_home: Any = None,
-    figures: bool = True,
-    progress: ProgressFactory | None = None,
-    random_state: int = 0,
-    backend: Any = None,
-    backend_params: dict | None = None,
-) -> Reproduction:
+@paper_reproduction
+def reproduce(options: RunOptions) -> Reproduction:
     """Recompute Tables 1, 3 and 4 and Fig. 1-2 of the LAML-kNN paper.
 
     Parameters
@@ -256,28 +246,29 @@ def reproduce(
     -------
     Reproduction
     """
-    if figures and out is not None:
+    if options.figures and options.out is not None:
         require_matplotlib()
     timer = Timer()
-    route = {"backend": backend, "backend_params": backend_params}
-    m_values = QUICK_CLUSTER_VALUES if quick else CLUSTER_VALUES
-    t3 = QUICK_DATASETS if quick else TABLE3_DATASETS
-    t4 = () if quick else TABLE4_DATASETS
+    route = options.route
+    m_values = QUICK_CLUSTER_VALUES if options.quick else CLUSTER_VALUES
+    t3 = QUICK_DATASETS if options.quick else TABLE3_DATASETS
+    t4 = () if options.quick else TABLE4_DATASETS
     warned: dict[str, int] = {}
     rows: list[dict[str, Any]] = []
     searches: list[int] = []
     curves: dict[str, dict[str, dict[int, float]]] = {}
-    n_models = len(_models(DEFAULT_K, m_values, random_state))
+    n_models = len(_models(DEFAULT_K, m_values, options.random_state))
     steps = 2 + sum(_n_parts(n) * n_models for n in t3 + t4)
-    with progress_bar(progress, steps, PAPER) as bar:
+    with progress_bar(options.progress, steps, PAPER) as bar:
         with collect_warnings(warned):
-            rows += _table1(data_home, random_state, route)
+            rows += _table1(options.data_home, options.random_state, route)
         bar.update(1)
         for table, names, paper in (("Table 3", t3, LAML_TABLE3), ("Table 4", t4, LAML_TABLE4)):
             fig = "Fig. 1" if table == "Table 3" else "Fig. 2"
             for name in names:
                 k = _k(name)
-                scores, n_search = _run_dataset(name, k, m_values, data_home, random_state, warned, bar, route)
+                scores, n_search = _run_dataset(name, k, m_values, options.data_home, options.random_state, warned,
+                                                bar, route)
                 searches += n_search
                 curves[name] = {
                     "LAML-kNN": {m: scores[f"m={m}"]["average_precision"] for m in m_values},
@@ -297,24 +288,24 @@ def reproduce(
                                      scores[f"m={best}"][metric], paper[metric][name][0]))
                     rows.append(cell("MULAN conventions", name, BR_MULAN, metric, f"k={k}",
                                      scores[BR_MULAN][metric], paper[metric][name][2]))
-        if not quick:
-            rows += _protocol_check(data_home, random_state, warned, route)
+        if not options.quick:
+            rows += _protocol_check(options.data_home, options.random_state, warned, route)
         bar.update(1)
-    notes = [n.format(seed=random_state, m_values=", ".join(map(str, m_values))) for n in NOTES]
-    if quick:
+    notes = [n.format(seed=options.random_state, m_values=", ".join(map(str, m_values))) for n in NOTES]
+    if options.quick:
         notes.insert(0, f"QUICK MODE: Table 1 and {', '.join(t3)} only, m in {m_values}.")
     stats: dict[str, Any] = {"searches_per_split": max(searches) if searches else 0, "splits": len(searches)}
     if warned:
         stats["warnings"] = "; ".join(f"{k} (x{v})" for k, v in warned.items())
     layouts = [lay for lay in LAYOUTS if any(r["table"] == lay.table for r in rows)]
-    rep = Reproduction(PAPER, TITLE, rows, layouts, notes, FINDINGS, quick, timer.seconds, stats=stats)
+    rep = Reproduction(PAPER, TITLE, rows, layouts, notes, FINDINGS, options.quick, timer.seconds, stats=stats)
     figs = None
-    if figures and out is not None:
+    if options.figures and options.out is not None:
         figs = {}
         for fig_name, names in (("fig1", t3), ("fig2", t4)):
             if names:
                 figs[fig_name] = _figure({n: curves[n] for n in names}, fig_name)
-    return finish(rep, out, figs)
+    return finish(rep, options.out, figs)
 
 
 def _n_parts(name: str) -> int:

@@ -12,7 +12,6 @@ the method exists to search fewer points.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
@@ -20,7 +19,7 @@ import numpy as np
 from .. import make_model
 from ..model_selection import FittedSplit, evaluate_models
 from ._papers import NEDUNGADI_TABLE1, NEDUNGADI_TABLE2
-from ._protocol import ProgressFactory, Timer, collect_warnings, fold_means, load, progress_bar
+from ._protocol import RunOptions, Timer, collect_warnings, fold_means, load, paper_reproduction, progress_bar
 from ._report import Finding, Layout, Reproduction, cell, finish
 
 __all__ = ["PAPER", "TITLE", "reproduce"]
@@ -126,17 +125,8 @@ def _models(ks: tuple[int, ...]) -> dict[tuple[str, int], Any]:
     return models
 
 
-def reproduce(
-    *,
-    quick: bool = False,
-    out: str | os.PathLike[str] | None = None,
-    data_home: Any = None,
-    figures: bool = True,
-    progress: ProgressFactory | None = None,
-    random_state: int = 0,
-    backend: Any = None,
-    backend_params: dict | None = None,
-) -> Reproduction:
+@paper_reproduction
+def reproduce(options: RunOptions) -> Reproduction:
     """Recompute Tables 1-2 of Nedungadi & Haripriya.
 
     Parameters
@@ -151,18 +141,18 @@ def reproduce(
     Reproduction
     """
     timer = Timer()
-    route = {"backend": backend, "backend_params": backend_params}
-    tables = QUICK_TABLES if quick else tuple(TABLES)
-    n_folds = QUICK_FOLDS if quick else N_FOLDS
+    route = options.route
+    tables = QUICK_TABLES if options.quick else tuple(TABLES)
+    n_folds = QUICK_FOLDS if options.quick else N_FOLDS
     warned: dict[str, int] = {}
     rows: list[dict[str, Any]] = []
     searches: list[int] = []
-    total = sum(len(QUICK_K if quick else TABLES[t][1]["k"]) for t in tables) * (n_folds * 4 + len(METHODS))
-    with progress_bar(progress, total, PAPER) as bar:
+    total = sum(len(QUICK_K if options.quick else TABLES[t][1]["k"]) for t in tables) * (n_folds * 4 + len(METHODS))
+    with progress_bar(options.progress, total, PAPER) as bar:
         for table in tables:
             name, paper = TABLES[table]
-            ks = QUICK_K if quick else paper["k"]
-            data = load(name, "all", data_home)
+            ks = QUICK_K if options.quick else paper["k"]
+            data = load(name, "all", options.data_home)
             Y = np.asarray(data.Y)
             models = _models(ks)
             found: dict[tuple[int, str], np.ndarray] = {}
@@ -180,10 +170,10 @@ def reproduce(
                         fraction[run.split] = run.model.candidate_fraction(run.X_test)
 
             with collect_warnings(warned):
-                results = evaluate_models(models, data.X, Y, cv=n_folds, random_state=random_state,
+                results = evaluate_models(models, data.X, Y, cv=n_folds, random_state=options.random_state,
                                           metrics=["hamming_loss"], on_fit=on_fit, progress=bar, **route)
                 scaled = evaluate_models({(SCALED, k): make_model("mlknn", k) for k in ks}, data.X, Y,
-                                         cv=n_folds, random_state=random_state, scale="minmax",
+                                         cv=n_folds, random_state=options.random_state, scale="minmax",
                                          metrics=["hamming_loss"], progress=bar, **route)
             searches += list(fold_searches.values())
             mean = {key: fold_means(result) for key, result in {**results, **scaled}.items()}
@@ -203,7 +193,7 @@ def reproduce(
                     rows.append(cell(table, name, method, "hamming_loss", f"k={k}",
                                      mean[(method, k)]["hamming_loss"], paper[method][j]))
             # protocol check: the standard train/test split that Mulan and KEEL ship
-            train_part, test_part = load(name, "train", data_home), load(name, "test", data_home)
+            train_part, test_part = load(name, "train", options.data_home), load(name, "test", options.data_home)
             with collect_warnings(warned):
                 split = evaluate_models(models, train_part.X, np.asarray(train_part.Y),
                                         test=(test_part.X, np.asarray(test_part.Y)),
@@ -219,12 +209,12 @@ def reproduce(
                                  mean[(SCALED, k)]["hamming_loss"], paper["ML-kNN"][j]))
                 for metric in ("candidate_fraction", "neighbour_recall"):
                     rows.append(cell("Search", name, "Combined", metric, f"k={k}", mean[("search", k)][metric]))
-    notes = [n.format(seed=random_state) for n in NOTES]
-    if quick:
+    notes = [n.format(seed=options.random_state) for n in NOTES]
+    if options.quick:
         notes.insert(0, f"QUICK MODE: emotions only, {n_folds} folds, k in {QUICK_K}.")
     stats: dict[str, Any] = {"searches_per_fold (ML-kNN)": max(searches), "folds": len(searches)}
     if warned:
         stats["warnings"] = "; ".join(f"{k} (x{v})" for k, v in warned.items())
     layouts = [lay for lay in LAYOUTS if any(r["table"] == lay.table for r in rows)]
-    rep = Reproduction(PAPER, TITLE, rows, layouts, notes, FINDINGS, quick, timer.seconds, stats=stats)
-    return finish(rep, out)
+    rep = Reproduction(PAPER, TITLE, rows, layouts, notes, FINDINGS, options.quick, timer.seconds, stats=stats)
+    return finish(rep, options.out)

@@ -16,7 +16,6 @@ leave-one-out neighbours and the test set's).
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
@@ -25,7 +24,7 @@ from .. import make_model
 from ..metrics import evaluate
 from ..model_selection import FittedSplit, evaluate_models
 from ._papers import SPYROMITROS_TABLE2, SPYROMITROS_TABLE3, SPYROMITROS_TABLE3_BEST_BR
-from ._protocol import ProgressFactory, Timer, collect_warnings, load, progress_bar
+from ._protocol import RunOptions, Timer, collect_warnings, load, paper_reproduction, progress_bar
 from ._report import Finding, Layout, Reproduction, cell, finish, new_figure, require_matplotlib
 
 __all__ = ["PAPER", "TITLE", "reproduce"]
@@ -141,17 +140,8 @@ FINDINGS: list[Finding] = [
 ]
 
 
-def reproduce(
-    *,
-    quick: bool = False,
-    out: str | os.PathLike[str] | None = None,
-    data_home: Any = None,
-    figures: bool = True,
-    progress: ProgressFactory | None = None,
-    random_state: int = 0,
-    backend: Any = None,
-    backend_params: dict | None = None,
-) -> Reproduction:
+@paper_reproduction
+def reproduce(options: RunOptions) -> Reproduction:
     """Recompute Tables 2-3 and Fig. 1 of Spyromitros et al. (2008).
 
     Parameters
@@ -177,21 +167,21 @@ def reproduce(
     -------
     Reproduction
     """
-    if figures and out is not None:
+    if options.figures and options.out is not None:
         require_matplotlib()
     timer = Timer()
-    datasets = QUICK_DATASETS if quick else DATASETS
-    ks = QUICK_K_VALUES if quick else K_VALUES
-    n_folds = QUICK_FOLDS if quick else N_FOLDS
+    datasets = QUICK_DATASETS if options.quick else DATASETS
+    ks = QUICK_K_VALUES if options.quick else K_VALUES
+    n_folds = QUICK_FOLDS if options.quick else N_FOLDS
     models = {(method, k): make_model(name, k) for k in sorted(ks, reverse=True) for method, name in MODELS.items()}
     warned: dict[str, int] = {}
     means: dict[str, dict[tuple[str, int], dict[str, float]]] = {}
     empty_pct: dict[str, dict[int, float]] = {}
     searches: dict[tuple[str, int], int] = {}
     metrics = list(METRICS + EXTRA_METRICS)
-    with progress_bar(progress, len(datasets) * n_folds * len(models), PAPER) as bar:
+    with progress_bar(options.progress, len(datasets) * n_folds * len(models), PAPER) as bar:
         for name in datasets:
-            data = load(name, "all", data_home)
+            data = load(name, "all", options.data_home)
             Y = np.asarray(data.Y)
             empty = {(method, k): 0 for method in ("BRkNN", BR_2008) for k in ks}
             rule_2008: dict[tuple[str, int], list[dict[str, float]]] = {}
@@ -214,9 +204,9 @@ def reproduce(
                 rule_2008.setdefault((BRA_2008, k), []).append(evaluate(run.Y_test, pred, metrics=metrics))
 
             with collect_warnings(warned):
-                results = evaluate_models(models, data.X, Y, cv=n_folds, random_state=random_state,
+                results = evaluate_models(models, data.X, Y, cv=n_folds, random_state=options.random_state,
                                           scale="minmax", metrics=metrics, on_fit=on_fit, progress=bar,
-                                          backend=backend, backend_params=backend_params)
+                                          **options.route)
             means[name] = {key: _fold_means(result.per_fold) for key, result in results.items()}
             for key, folds in rule_2008.items():
                 means[name][key] = _fold_means({m: np.array([f[m] for f in folds]) for m in metrics})
@@ -224,16 +214,16 @@ def reproduce(
 
     rows = _rows(datasets, ks, means, empty_pct)
     setting = _k_setting(ks)
-    notes = [n.format(seed=random_state) for n in NOTES]
-    if quick:
+    notes = [n.format(seed=options.random_state) for n in NOTES]
+    if options.quick:
         notes.insert(0, f"QUICK MODE: {', '.join(datasets)}, {n_folds} folds, {setting}; the numbers "
                         "are not comparable with the paper's.")
     stats: dict[str, Any] = {"searches_per_fold": max(searches.values()), "folds": len(searches)}
     if warned:
         stats["warnings"] = "; ".join(f"{k} (x{v})" for k, v in warned.items())
-    rep = Reproduction(PAPER, TITLE, rows, LAYOUTS, notes, FINDINGS, quick, timer.seconds, stats=stats)
-    figs = {"fig1": _figure(empty_pct, ks)} if figures and out is not None else None
-    return finish(rep, out, figs)
+    rep = Reproduction(PAPER, TITLE, rows, LAYOUTS, notes, FINDINGS, options.quick, timer.seconds, stats=stats)
+    figs = {"fig1": _figure(empty_pct, ks)} if options.figures and options.out is not None else None
+    return finish(rep, options.out, figs)
 
 
 def _fold_means(per_fold: dict[str, np.ndarray]) -> dict[str, float]:

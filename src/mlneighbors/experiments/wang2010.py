@@ -15,7 +15,6 @@ BKNN on the raw features, are extra rows; SMSE, MLLS and MCGF appear as the pape
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
@@ -23,7 +22,16 @@ import numpy as np
 from .. import make_model
 from ..model_selection import FittedSplit, evaluate_models
 from ._papers import WANG_DATASETS, WANG_TABLE1
-from ._protocol import ProgressFactory, Timer, collect_warnings, fold_means, load, progress_bar, stratified_folds
+from ._protocol import (
+    RunOptions,
+    Timer,
+    collect_warnings,
+    fold_means,
+    load,
+    paper_reproduction,
+    progress_bar,
+    stratified_folds,
+)
 from ._report import Finding, Layout, Reproduction, cell, finish
 
 __all__ = ["PAPER", "TITLE", "reproduce"]
@@ -111,17 +119,8 @@ FINDINGS: list[Finding] = [
 ]
 
 
-def reproduce(
-    *,
-    quick: bool = False,
-    out: str | os.PathLike[str] | None = None,
-    data_home: Any = None,
-    figures: bool = True,
-    progress: ProgressFactory | None = None,
-    random_state: int = 0,
-    backend: Any = None,
-    backend_params: dict | None = None,
-) -> Reproduction:
+@paper_reproduction
+def reproduce(options: RunOptions) -> Reproduction:
     """Recompute the BKNN row of Table 1 of Wang, Ding & Huang (2010).
 
     Parameters
@@ -140,24 +139,24 @@ def reproduce(
     from .. import BLDA
 
     timer = Timer()
-    papers_sets = QUICK_DATASETS if quick else tuple(WANG_DATASETS)
-    n_folds = QUICK_FOLDS if quick else N_FOLDS
+    papers_sets = QUICK_DATASETS if options.quick else tuple(WANG_DATASETS)
+    n_folds = QUICK_FOLDS if options.quick else N_FOLDS
     models = {
         MAIN: make_model("blda-bknn", B),
         EXTRA[0]: make_model("bknn", B),
         EXTRA[1]: Pipeline([("blda", BLDA()), ("mlknn", make_model("mlknn", K_OTHERS))]),
         EXTRA[2]: Pipeline([("blda", BLDA()), ("brknn", make_model("brknn", K_OTHERS))]),
     }
-    route = {"backend": backend, "backend_params": backend_params}
+    route = options.route
     warned: dict[str, int] = {}
     scores: dict[str, dict[str, dict[str, float]]] = {}
     dims: dict[str, int] = {}
-    with progress_bar(progress, len(papers_sets) * n_folds * (len(models) + 1), PAPER) as bar:
+    with progress_bar(options.progress, len(papers_sets) * n_folds * (len(models) + 1), PAPER) as bar:
         for column in papers_sets:
             name = WANG_DATASETS[column]
-            data = load(name, "all", data_home)
+            data = load(name, "all", options.data_home)
             Y = np.asarray(data.Y)
-            folds = stratified_folds(Y, n_folds, random_state)
+            folds = stratified_folds(Y, n_folds, options.random_state)
 
             def on_fit(run: FittedSplit) -> None:
                 if run.name == MAIN:
@@ -194,11 +193,11 @@ def reproduce(
         for column in ("Music", "Yahoo", "TRECVID"):
             name = WANG_DATASETS.get(column, column)
             rows.append(cell("Table 1", name, method, REPORTED, "", None, WANG_TABLE1[method][column] / 100.0))
-    notes = [n.format(seed=random_state) for n in NOTES]
-    if quick:
+    notes = [n.format(seed=options.random_state) for n in NOTES]
+    if options.quick:
         notes.insert(0, f"QUICK MODE: emotions only, {n_folds} folds.")
     stats: dict[str, Any] = {"blda_dimensions": ", ".join(f"{k}: {v}" for k, v in dims.items())}
     if warned:
         stats["warnings"] = "; ".join(f"{k} (x{v})" for k, v in warned.items())
-    rep = Reproduction(PAPER, TITLE, rows, LAYOUTS, notes, FINDINGS, quick, timer.seconds, stats=stats)
-    return finish(rep, out)
+    rep = Reproduction(PAPER, TITLE, rows, LAYOUTS, notes, FINDINGS, options.quick, timer.seconds, stats=stats)
+    return finish(rep, options.out)
