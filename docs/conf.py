@@ -133,6 +133,19 @@ numpydoc_validation_exclude = {
     r"\.NeighborIndex$",
 }
 
+
+def _protocol_hooks() -> list[str]:
+    """The backend protocol's methods: documented once, on ``BaseIndex`` and ``ApproximateIndex``
+    (and validated there); a backend's override without a docstring of its own shows theirs."""
+    from mlneighbors.neighbors import ApproximateIndex, BaseIndex
+
+    return sorted({name for cls in (BaseIndex, ApproximateIndex) for name, value in vars(cls).items()
+                   if not name.startswith("_") and callable(getattr(cls, name))})
+
+
+numpydoc_validation_exclude.add(
+    r"\.(?!BaseIndex\.|ApproximateIndex\.)\w+\.(" + "|".join(_protocol_hooks()) + r")$")
+
 # -- the API reference, generated from __all__ (docs/api_reference.py) ----------------------------
 
 sys.path.insert(0, str(HERE))

@@ -699,7 +699,7 @@ class AutoIndex(BaseIndex):
     def exact_seconds(self, X: Any) -> float:
         """The estimated seconds of an exact leave-one-out fit on ``X`` on this machine, as it
         is now: the exact engine's cost model, and where that says more than 20 s for more than
-        :data:`PROBE_ROWS` rows, the search of a seeded sample of them timed here and scaled to
+        ``PROBE_ROWS`` rows, the search of a seeded sample of them timed here and scaled to
         ``X`` (about half a second: the model alone may be 2-3x off on another CPU or a loaded
         machine).  What the command line says before an exact fit that will take long.
 

@@ -445,7 +445,7 @@ class ExactIndex(BaseIndex):
 
         Row blocks are taken in order; block I's products with every block J >= I are computed
         (all of block I's rows in each GEMM; on the workers, each thread a share of the
-        columns) and kept as the GEMM gives them, (|I|, |J|): block I reads them along their
+        columns) and kept as the GEMM gives them, ``(|I|, |J|)``: block I reads them along their
         rows, block J (later) along their columns (``_select_split``: nothing is copied or
         transposed).  Euclidean, the GEMM takes both squared norms as two more terms
         (``[-2 x_i, ||x_i||^2, 1]`` against ``[x_j, 1, ||x_j||^2]``), so that each number is the squared

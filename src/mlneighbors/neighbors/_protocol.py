@@ -411,7 +411,12 @@ class BaseIndex(BaseEstimator):
     def keeps_float32(self) -> bool:
         """Whether this index takes dense float32 rows as they are, without a float64 copy:
         its ``metric`` is in ``capabilities.float32_rows`` (an index whose every distance is
-        computed in float64 from the rows as given can declare it)."""
+        computed in float64 from the rows as given can declare it).
+
+        Returns
+        -------
+        keeps : bool
+        """
         return self.metric in get_capabilities(self).float32_rows
 
     def _check_data(self, X: Any, *, name: str) -> Any:

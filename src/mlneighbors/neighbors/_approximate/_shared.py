@@ -174,12 +174,27 @@ class ApproximateIndex(BaseIndex):
             cls.__doc__ = cls.__doc__.replace(marker, _RECALL_ATTRIBUTES.replace("{fitted}", cls.breadth + "_"))
 
     def library(self) -> ModuleType:
-        """The library's module, imported now (``ImportError`` naming the extra when absent)."""
+        """The library's module, imported now (``ImportError`` naming the extra when absent).
+
+        Returns
+        -------
+        module : module
+            The module named by the class's ``module`` attribute.
+        """
         return import_optional(self.module, backend=self.name, extra=self.extra, package=self.package or None)
 
     @staticmethod
     def dense32(A: Matrix) -> np.ndarray:
-        """Rows as a C-contiguous dense float32 array (CSR densified), what most libraries take."""
+        """Rows as a C-contiguous dense float32 array (CSR densified), what most libraries take.
+
+        Parameters
+        ----------
+        A : ndarray or CSR matrix of shape (n_rows, n_features)
+
+        Returns
+        -------
+        rows : ndarray of shape (n_rows, n_features), float32
+        """
         A = A.toarray() if sp.issparse(A) else A
         return np.ascontiguousarray(A, dtype=np.float32)
 
@@ -210,7 +225,17 @@ class ApproximateIndex(BaseIndex):
 
     def vectors(self, rows: np.ndarray) -> np.ndarray:
         """The library's float32 vectors of indexed ``rows`` (normalised for cosine: the
-        libraries search cosine as euclidean between unit rows)."""
+        libraries search cosine as euclidean between unit rows).
+
+        Parameters
+        ----------
+        rows : ndarray of int
+            Numbers of indexed rows.
+
+        Returns
+        -------
+        vectors : ndarray of shape (len(rows), n_features), float32
+        """
         return self.dense32(self._ref.X[rows])
 
     def build_rows(self, X: Matrix) -> None:
@@ -225,6 +250,11 @@ class ApproximateIndex(BaseIndex):
         calibrated on a second sample, of rows added in the build's order (the rows added
         last have links chosen among all rows: they would overstate the recall), as
         leave-one-out queries, and ``recall_`` measured.
+
+        Parameters
+        ----------
+        X : ndarray or CSR matrix of shape (n_samples, n_features)
+            The validated rows to index.
         """
         lib = self.library()
         self._ref = Reference(X, self.metric)
@@ -351,16 +381,55 @@ class ApproximateIndex(BaseIndex):
         raise NotImplementedError
 
     def loo_breadth_range(self, k: int) -> tuple[int, int]:
-        """The same for the leave-one-out queries of indexed rows (``k`` with the row itself)."""
+        """The same for the leave-one-out queries of indexed rows (hook, optional; default:
+        :meth:`breadth_range`).
+
+        Parameters
+        ----------
+        k : int
+            Neighbours asked of each indexed row, the row itself among them.
+
+        Returns
+        -------
+        low, high : int
+            The smallest and largest useful search breadth.
+        """
         return self.breadth_range(k)
 
     # ------------------------------------------------------------------ query
     def query_rows(self, Q: Matrix, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The ``k`` nearest indexed rows of validated queries: the library's candidates at the
+        built breadth, re-ranked by exact distances with the tie rule, queries it answered
+        short searched by brute force.
+
+        Parameters
+        ----------
+        Q : ndarray or CSR matrix of shape (n_queries, n_features)
+        k : int
+
+        Returns
+        -------
+        dist, idx : ndarray of shape (n_queries, k)
+        """
         return self._query_at(Q, k, getattr(self, "_breadth", None), self._brute_force)
 
     def loo_query_rows(self, X: Matrix, rows: np.ndarray | None, m: int) -> tuple[np.ndarray, np.ndarray] | None:
         """Leave-one-out queries of the indexed ``rows`` of ``X`` (None: all), ``m`` neighbours
-        each (the row itself among them), at the breadth calibrated for them."""
+        each (the row itself among them), at the breadth calibrated for them.
+
+        Parameters
+        ----------
+        X : ndarray or CSR matrix of shape (n_samples_fit_, n_features)
+            The indexed rows.
+        rows : ndarray of int or None
+        m : int
+
+        Returns
+        -------
+        answer : (ndarray, ndarray) or None
+            Distances and indices of shape (n_rows, m); None where the index has no breadth
+            of its own (the caller then queries the rows).
+        """
         if not self.breadth:
             return None
         return self._query_at(X if rows is None else X[rows], m, self._loo_breadth, self._brute_force)
@@ -430,7 +499,17 @@ class ApproximateIndex(BaseIndex):
     def add_library(self, X: Matrix, rows: np.ndarray, progress: Any) -> None:  # pragma: no cover
         """Add indexed ``rows`` of ``X`` to the built library index (hook, required): they get
         the next library ids, in order (the calibration sample is added last, after it was
-        queried as new rows).  Parameters as :meth:`build_library`'s."""
+        queried as new rows).
+
+        Parameters
+        ----------
+        X : ndarray or CSR matrix of shape (n_samples, n_features)
+            The indexed rows.
+        rows : ndarray of int
+            The rows to add, in the order of their library ids.
+        progress : object
+            The build's progress task: ``progress.advance(n)`` after each block.
+        """
         raise NotImplementedError
 
     def search_library(self, Q: Matrix, Qp: Matrix, k: int, breadth: Any) -> np.ndarray:  # pragma: no cover
@@ -470,11 +549,22 @@ class ApproximateIndex(BaseIndex):
         ``n_samples_fit_`` and ``n_features_in_`` (set before this is called), since a
         library's reader may trust what it is given and read or write outside its buffers.
         Anything wrong is a ``ValueError`` naming the index, never a crash in the library.
+
+        Parameters
+        ----------
+        data : dict
+            What :meth:`export_library` returned, as loaded.
         """
         raise NotImplementedError
 
     def saved_state(self) -> dict[str, Any]:
-        """Everything a built index needs besides its parameters and the indexed rows."""
+        """Everything a built index needs besides its parameters and the indexed rows.
+
+        Returns
+        -------
+        state : dict
+            The library's :meth:`export_library` data, the breadth and the recall measured.
+        """
         return {
             "library": self.export_library(),
             "order": np.asarray(self._order, dtype=np.int64),
@@ -490,7 +580,15 @@ class ApproximateIndex(BaseIndex):
         }
 
     def restore_state(self, state: dict[str, Any], X: Matrix) -> None:
-        """Make this unbuilt index the saved one, on its indexed rows ``X`` (no build)."""
+        """Make this unbuilt index the saved one, on its indexed rows ``X`` (no build).
+
+        Parameters
+        ----------
+        state : dict
+            What :meth:`saved_state` returned, as loaded: every size checked before the
+            library reads it.
+        X : ndarray or CSR matrix of shape (n_samples, n_features)
+        """
         n, d = X.shape
         if (state["n_samples"], state["n_features"]) != (n, d):
             raise ValueError(
