@@ -17,10 +17,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ._report import Reproduction, require_matplotlib
+
 if TYPE_CHECKING:  # imported where used: the command line's parser imports this package (list_papers)
     import numpy as np
-
-    from ._report import Reproduction
 
 __all__ = [
     "ProgressBar",
@@ -102,6 +102,11 @@ class RunOptions:
     backend_params: dict | None = None
 
     @property
+    def draws_figures(self) -> bool:
+        """Whether the run draws the paper's figures: asked for, and written to ``out``."""
+        return self.figures and self.out is not None
+
+    @property
     def route(self) -> dict[str, Any]:
         """The neighbour backend of every exact search, as ``evaluate_models`` takes it."""
         return {"backend": self.backend, "backend_params": self.backend_params}
@@ -117,20 +122,32 @@ _REPRODUCE_SIGNATURE = inspect.Signature(
 )
 
 
-def paper_reproduction(run: Callable[[RunOptions], Reproduction]) -> Callable[..., Reproduction]:
-    """A paper's ``reproduce(*, quick=False, out=None, ...)`` (the fields of :class:`RunOptions`,
-    with its signature, name and docstring): ``run`` called with the options gathered."""
+def paper_reproduction(
+    *, figures: bool = False
+) -> Callable[[Callable[[RunOptions], Reproduction]], Callable[..., Reproduction]]:
+    """Make a paper's ``reproduce(*, quick=False, out=None, ...)`` (the fields of
+    :class:`RunOptions`, with its signature, name and docstring) from ``run(options)``.
 
-    @functools.wraps(run)
-    def reproduce(*args: Any, **options: Any) -> Reproduction:
-        try:
-            _REPRODUCE_SIGNATURE.bind(*args, **options)
-        except TypeError as error:  # as the call of a plain function words it
-            raise TypeError(f"reproduce() {error}") from None
-        return run(RunOptions(**options))
+    ``figures``: the paper draws figures, so a run that writes them (:attr:`RunOptions.draws_figures`)
+    checks first that matplotlib is there, before anything is computed.
+    """
 
-    reproduce.__signature__ = _REPRODUCE_SIGNATURE  # type: ignore[attr-defined]
-    return reproduce
+    def decorate(run: Callable[[RunOptions], Reproduction]) -> Callable[..., Reproduction]:
+        @functools.wraps(run)
+        def reproduce(*args: Any, **options: Any) -> Reproduction:
+            try:
+                _REPRODUCE_SIGNATURE.bind(*args, **options)
+            except TypeError as error:  # as the call of a plain function words it
+                raise TypeError(f"reproduce() {error}") from None
+            gathered = RunOptions(**options)
+            if figures and gathered.draws_figures:
+                require_matplotlib()
+            return run(gathered)
+
+        reproduce.__signature__ = _REPRODUCE_SIGNATURE  # type: ignore[attr-defined]
+        return reproduce
+
+    return decorate
 
 
 # --------------------------------------------------------------------------------------

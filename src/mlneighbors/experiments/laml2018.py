@@ -33,7 +33,7 @@ from ._papers import (
     LAML_TABLE4,
 )
 from ._protocol import RunOptions, Timer, collect_warnings, fold_means, load, paper_reproduction, progress_bar
-from ._report import Finding, Layout, Reproduction, cell, finish, new_figure, require_matplotlib
+from ._report import Finding, Layout, Reproduction, cell, finish, new_figure
 
 __all__ = ["PAPER", "TITLE", "reproduce"]
 
@@ -230,7 +230,7 @@ FINDINGS: list[Finding] = [
 ]
 
 
-@paper_reproduction
+@paper_reproduction(figures=True)
 def reproduce(options: RunOptions) -> Reproduction:
     """Recompute Tables 1, 3 and 4 and Fig. 1-2 of the LAML-kNN paper.
 
@@ -246,8 +246,6 @@ def reproduce(options: RunOptions) -> Reproduction:
     -------
     Reproduction
     """
-    if options.figures and options.out is not None:
-        require_matplotlib()
     timer = Timer()
     route = options.route
     m_values = QUICK_CLUSTER_VALUES if options.quick else CLUSTER_VALUES
@@ -300,7 +298,7 @@ def reproduce(options: RunOptions) -> Reproduction:
     layouts = [lay for lay in LAYOUTS if any(r["table"] == lay.table for r in rows)]
     rep = Reproduction(PAPER, TITLE, rows, layouts, notes, FINDINGS, options.quick, timer.seconds, stats=stats)
     figs = None
-    if options.figures and options.out is not None:
+    if options.draws_figures:
         figs = {}
         for fig_name, names in (("fig1", t3), ("fig2", t4)):
             if names:

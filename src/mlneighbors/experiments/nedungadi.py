@@ -125,7 +125,7 @@ def _models(ks: tuple[int, ...]) -> dict[tuple[str, int], Any]:
     return models
 
 
-@paper_reproduction
+@paper_reproduction()
 def reproduce(options: RunOptions) -> Reproduction:
     """Recompute Tables 1-2 of Nedungadi & Haripriya.
 

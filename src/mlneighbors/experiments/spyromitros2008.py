@@ -25,7 +25,7 @@ from ..metrics import evaluate
 from ..model_selection import FittedSplit, evaluate_models
 from ._papers import SPYROMITROS_TABLE2, SPYROMITROS_TABLE3, SPYROMITROS_TABLE3_BEST_BR
 from ._protocol import RunOptions, Timer, collect_warnings, load, paper_reproduction, progress_bar
-from ._report import Finding, Layout, Reproduction, cell, finish, new_figure, require_matplotlib
+from ._report import Finding, Layout, Reproduction, cell, finish, new_figure
 
 __all__ = ["PAPER", "TITLE", "reproduce"]
 
@@ -140,7 +140,7 @@ FINDINGS: list[Finding] = [
 ]
 
 
-@paper_reproduction
+@paper_reproduction(figures=True)
 def reproduce(options: RunOptions) -> Reproduction:
     """Recompute Tables 2-3 and Fig. 1 of Spyromitros et al. (2008).
 
@@ -167,8 +167,6 @@ def reproduce(options: RunOptions) -> Reproduction:
     -------
     Reproduction
     """
-    if options.figures and options.out is not None:
-        require_matplotlib()
     timer = Timer()
     datasets = QUICK_DATASETS if options.quick else DATASETS
     ks = QUICK_K_VALUES if options.quick else K_VALUES
@@ -222,7 +220,7 @@ def reproduce(options: RunOptions) -> Reproduction:
     if warned:
         stats["warnings"] = "; ".join(f"{k} (x{v})" for k, v in warned.items())
     rep = Reproduction(PAPER, TITLE, rows, LAYOUTS, notes, FINDINGS, options.quick, timer.seconds, stats=stats)
-    figs = {"fig1": _figure(empty_pct, ks)} if options.figures and options.out is not None else None
+    figs = {"fig1": _figure(empty_pct, ks)} if options.draws_figures else None
     return finish(rep, options.out, figs)
 
 

@@ -119,7 +119,7 @@ FINDINGS: list[Finding] = [
 ]
 
 
-@paper_reproduction
+@paper_reproduction()
 def reproduce(options: RunOptions) -> Reproduction:
     """Recompute the BKNN row of Table 1 of Wang, Ding & Huang (2010).
 
