@@ -4,7 +4,8 @@ A docstring names a fragment by a placeholder that starts a line, ``{n_jobs_para
 :func:`fill_doc` replaces it by the fragment, indented as the placeholder is, and the rest of
 the placeholder's line follows the fragment's last line.  The filled docstring is plain
 numpydoc: it is what ``help()``, doctest, numpydoc's validation and the API pages read.
-:data:`FRAGMENTS` holds the estimators' shared parameters and attributes; the metrics keep
+:data:`FRAGMENTS` holds the estimators' shared parameters and attributes, and the texts that
+other parts of the package repeat (indexes, recall, splitting, rank tests); the metrics keep
 theirs in :mod:`mlneighbors.metrics._docstrings`.
 """
 
@@ -96,6 +97,38 @@ FRAGMENTS: dict[str, str] = {
         ----------
         H. Wang, C. Ding, H. Huang. Multi-label classification: inconsistency and class
         balanced k-nearest neighbor. AAAI 2010.
+        """,
+    # the neighbour indexes' fitted attributes
+    "index_attributes": """
+        n_samples_fit_ : int
+            Number of indexed rows.
+        n_features_in_ : int
+            Number of features.
+        """,
+    # the recall measures of neighbors._recall, f(dist, exact_dist)
+    "recall_parameters": """
+        Parameters
+        ----------
+        dist : ndarray of shape (n_rows, k)
+            Distances of the neighbours an index returned (float64 reference distances).
+        exact_dist : ndarray of shape (n_rows, k)
+            The exact k nearest distances of the same rows, ascending.
+        """,
+    # iterative stratification (model_selection._split)
+    "sechidis_references": """
+        References
+        ----------
+        .. [1] K. Sechidis, G. Tsoumakas and I. Vlahavas, "On the Stratification
+           of Multi-Label Data", ECML PKDD 2011, LNCS 6913, pp. 145-158.
+        """,
+    # the post-hoc tests on average ranks (benchmark._stats)
+    "average_ranks_parameters": """
+        Parameters
+        ----------
+        average_ranks : array-like of shape (n_models,)
+            Each model's mean rank over the datasets (rank 1 the best).
+        n_datasets : int
+            ``N``, the number of datasets ranked.
         """,
 }
 

@@ -72,6 +72,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
+from .._docstrings import fill_doc
+
 __all__ = [
     "Comparison",
     "Friedman",
@@ -319,17 +321,13 @@ def _labels(models: Sequence[str] | None, k: int) -> list[str]:
     return labels
 
 
+@fill_doc
 def nemenyi(
     average_ranks: ArrayLike, n_datasets: int, *, models: Sequence[str] | None = None, alpha: float = 0.05
 ) -> tuple[float, list[NemenyiPair]]:
     """Nemenyi's test of every pair of models from their average ranks.
 
-    Parameters
-    ----------
-    average_ranks : array-like of shape (n_models,)
-        Each model's mean rank over the datasets (rank 1 the best).
-    n_datasets : int
-        ``N``, the number of datasets ranked.
+    {average_ranks_parameters}
     models : sequence of str, optional
         The models' names, in the order of ``average_ranks``.
     alpha : float, default=0.05
@@ -440,6 +438,7 @@ class HolmRow:
     reject: bool
 
 
+@fill_doc
 def holm_control(
     average_ranks: ArrayLike,
     n_datasets: int,
@@ -450,12 +449,7 @@ def holm_control(
 ) -> list[HolmRow]:
     """Holm's step-down test of every model against a control (Demšar 2006, section 3.2.2).
 
-    Parameters
-    ----------
-    average_ranks : array-like of shape (n_models,)
-        Each model's mean rank over the datasets (rank 1 the best).
-    n_datasets : int
-        ``N``, the number of datasets ranked.
+    {average_ranks_parameters}
     control : int
         The control's position in ``average_ranks``.
     models : sequence of str, optional

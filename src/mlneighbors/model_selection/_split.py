@@ -17,6 +17,8 @@ from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_consistent_length
 
+from .._docstrings import fill_doc
+
 __all__ = ["MultilabelStratifiedKFold", "iterative_stratification"]
 
 
@@ -135,6 +137,7 @@ def _greedy_slots(
     return fold[best]
 
 
+@fill_doc
 def iterative_stratification(
     Y: Any,
     n_splits: int = 5,
@@ -181,10 +184,7 @@ def iterative_stratification(
     ties are exact. Cost: one pass over the labels, about
     ``O(nnz + n k + n log n + k L^2)`` for ``L`` labels.
 
-    References
-    ----------
-    .. [1] K. Sechidis, G. Tsoumakas and I. Vlahavas, "On the Stratification
-       of Multi-Label Data", ECML PKDD 2011, LNCS 6913, pp. 145-158.
+    {sechidis_references}
 
     Examples
     --------
@@ -266,6 +266,7 @@ def _check_n_splits(n_splits: Any, name: str = "n_splits") -> int:
     return int(n_splits)
 
 
+@fill_doc
 class MultilabelStratifiedKFold(BaseCrossValidator):
     """Multi-label stratified K-fold cross-validator (iterative stratification).
 
@@ -301,10 +302,7 @@ class MultilabelStratifiedKFold(BaseCrossValidator):
     the ``iterative-stratification`` package. See
     :func:`iterative_stratification` for the algorithm.
 
-    References
-    ----------
-    .. [1] K. Sechidis, G. Tsoumakas and I. Vlahavas, "On the Stratification
-       of Multi-Label Data", ECML PKDD 2011, LNCS 6913, pp. 145-158.
+    {sechidis_references}
 
     Examples
     --------

@@ -44,6 +44,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._config import block_rows, get_config
+from .._docstrings import fill_doc
 from .._progress import task
 from ._backend_registry import BACKENDS, resolve_backend
 from ._capabilities import METRICS, Capabilities, get_capabilities
@@ -284,6 +285,7 @@ def _large_graphs_expected() -> Iterator[None]:
         yield
 
 
+@fill_doc
 class DaskIndex(BaseIndex):
     """Any index, sharded over the workers of a Dask cluster; exact with the exact inner index.
 
@@ -314,10 +316,7 @@ class DaskIndex(BaseIndex):
 
     Attributes
     ----------
-    n_samples_fit_ : int
-        Number of indexed rows.
-    n_features_in_ : int
-        Number of features.
+    {index_attributes}
     offsets_ : ndarray of shape (n_shards_ + 1,)
         First global row of every shard, and the total.
     n_shards_ : int

@@ -58,6 +58,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._config import CACHE_BYTES, working_memory_bytes
+from .._docstrings import fill_doc
 from .._progress import task
 from ._capabilities import Capabilities
 from ._distance import Matrix, Reference
@@ -172,6 +173,7 @@ def _least_of(pieces: list[np.ndarray]) -> list[np.ndarray]:
     return out
 
 
+@fill_doc
 class ExactIndex(BaseIndex):
     """Exact k-nearest neighbours by blocked brute force (dense ndarray or sparse CSR).
 
@@ -205,10 +207,7 @@ class ExactIndex(BaseIndex):
 
     Attributes
     ----------
-    n_samples_fit_ : int
-        Number of indexed rows.
-    n_features_in_ : int
-        Number of features.
+    {index_attributes}
     strategy_ : {"dense", "sparse", "pairwise"}
         How candidates are searched: float GEMM on dense rows (dense data, or sparse data
         densified once), scipy's sparse product (sparse data, or dense rows that are mostly

@@ -42,6 +42,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .._config import working_memory_bytes
+from .._docstrings import fill_doc
 from ._capabilities import get_capabilities
 from ._distance import Reference
 from ._exact import ExactIndex
@@ -132,17 +133,13 @@ def _checked(dist: np.ndarray, exact_dist: np.ndarray) -> tuple[np.ndarray, np.n
     return dist, exact_dist
 
 
+@fill_doc
 def tie_aware_recalls(dist: np.ndarray, exact_dist: np.ndarray) -> np.ndarray:
     """Per row, the share of the k returned neighbours that are at most as far as the k-th
     exact neighbour (a missing neighbour, ``inf``, counts only where the exact k-th is missing
     too); 1.0 for every row when ``k = 0``.
 
-    Parameters
-    ----------
-    dist : ndarray of shape (n_rows, k)
-        Distances of the neighbours an index returned (float64 reference distances).
-    exact_dist : ndarray of shape (n_rows, k)
-        The exact k nearest distances of the same rows, ascending.
+    {recall_parameters}
 
     Returns
     -------
@@ -163,15 +160,11 @@ def tie_aware_recalls(dist: np.ndarray, exact_dist: np.ndarray) -> np.ndarray:
     return tie_aware_hits(dist, exact_dist[:, -1]) / k
 
 
+@fill_doc
 def tie_aware_recall(dist: np.ndarray, exact_dist: np.ndarray) -> float:
     """Mean over rows of :func:`tie_aware_recalls` (1.0 for no row).
 
-    Parameters
-    ----------
-    dist : ndarray of shape (n_rows, k)
-        Distances of the neighbours an index returned (float64 reference distances).
-    exact_dist : ndarray of shape (n_rows, k)
-        The exact k nearest distances of the same rows, ascending.
+    {recall_parameters}
 
     Returns
     -------

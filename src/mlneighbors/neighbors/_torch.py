@@ -56,6 +56,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._config import working_memory_bytes
+from .._docstrings import fill_doc
 from ._capabilities import Capabilities
 from ._distance import Matrix, Reference
 from ._protocol import BaseIndex, import_optional
@@ -186,6 +187,7 @@ class _Block:
         self.event: Any = None
 
 
+@fill_doc
 class TorchIndex(BaseIndex):
     """Exact k-nearest neighbours with PyTorch: the GEMM and the selection on a GPU (or the CPU).
 
@@ -216,10 +218,7 @@ class TorchIndex(BaseIndex):
 
     Attributes
     ----------
-    n_samples_fit_ : int
-        Number of indexed rows.
-    n_features_in_ : int
-        Number of features.
+    {index_attributes}
     device_ : str
         The resolved device, e.g. ``"cuda:0"`` or ``"cpu"``.
     strategy_ : {"dense", "sparse"}
