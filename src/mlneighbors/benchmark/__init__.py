@@ -7,44 +7,12 @@ results back as ``(dataset, model, fold, metric, value)`` rows.  The command lin
 ``mlneighbors benchmark run`` and ``mlneighbors benchmark report``.
 """
 
+from . import _stats
 from ._report import MetricReport, Report, build_report
 from ._run import BenchmarkData, RunSummary, folds_of, run_benchmark
-from ._stats import (
-    Comparison,
-    Friedman,
-    HolmRow,
-    NemenyiPair,
-    WilcoxonPair,
-    compare,
-    critical_difference,
-    friedman,
-    holm,
-    holm_control,
-    iman_davenport,
-    nemenyi,
-    rank_table,
-    wilcoxon_pairs,
-)
+from ._stats import *  # noqa: F403 (its __all__: the statistics, listed once, there)
 from ._store import Store, StoreError, read_rows, read_store
 
 __all__ = ["BenchmarkData", "RunSummary", "Store", "StoreError", "folds_of", "read_rows", "read_store", "run_benchmark"]
 # the report of a store's rows, and the statistics (Demšar 2006) on one table of values
-__all__ += [
-    "MetricReport",
-    "Report",
-    "build_report",
-    "Comparison",
-    "Friedman",
-    "HolmRow",
-    "NemenyiPair",
-    "WilcoxonPair",
-    "compare",
-    "critical_difference",
-    "friedman",
-    "holm",
-    "holm_control",
-    "iman_davenport",
-    "nemenyi",
-    "rank_table",
-    "wilcoxon_pairs",
-]
+__all__ += ["MetricReport", "Report", "build_report", *_stats.__all__]
