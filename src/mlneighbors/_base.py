@@ -294,15 +294,11 @@ class KNeighborsMultilabelBase(IndexLifecycle, VersionedState, MultiOutputMixin,
         return scores, decisions
 
     @lazy_on_dask
+    @fill_doc
     def predict(self, X: Any) -> np.ndarray:
         """Predicted label indicator (n, n_labels), or classes (n,) for a 1-D target.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_queries, n_features)
-
-        Returns
-        -------
+        {x_queries_sections}
         Y_pred : ndarray of shape (n_queries, n_labels) or (n_queries,)
             A lazy ``dask.array.Array`` for a dask array ``X`` (see the Dask backend).
         """
@@ -312,16 +308,12 @@ class KNeighborsMultilabelBase(IndexLifecycle, VersionedState, MultiOutputMixin,
         return self.classes_[np.argmax(scores, axis=1)]
 
     @lazy_on_dask
+    @fill_doc
     def predict_proba(self, X: Any) -> np.ndarray:
         """Scores of shape (n, n_labels), strictly inside (0, 1); for a 1-D target,
         class probabilities (n, n_classes) that sum to 1.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_queries, n_features)
-
-        Returns
-        -------
+        {x_queries_sections}
         scores : ndarray of shape (n_queries, n_labels)
             A lazy ``dask.array.Array`` for a dask array ``X`` (see the Dask backend).
         """

@@ -79,6 +79,23 @@ FRAGMENTS: dict[str, str] = {
         -------
         self : object
         """,
+    # a method of the queries X alone: its Parameters and the heading of its Returns
+    "x_samples_sections": """
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        """,
+    "x_queries_sections": """
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_queries, n_features)
+
+        Returns
+        -------
+        """,
     # predict_top_k's Parameters and the first line of its Returns
     "top_k_sections": """
         Parameters

@@ -546,6 +546,7 @@ class BKNN(KNeighborsMultilabelBase):
         return f
 
     @lazy_on_dask
+    @fill_doc
     def decision_function(self, X: Any) -> np.ndarray:
         """The margins ``f - thresholds_`` of shape (n_samples, n_labels): positive exactly
         where a label is predicted (scikit-learn's multilabel contract).
@@ -555,12 +556,7 @@ class BKNN(KNeighborsMultilabelBase):
         scores ``f`` of the classes, shape (n_samples, n_classes); for two classes
         ``f[:, 1] - f[:, 0]`` of shape (n_samples,), positive when the second is predicted.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
+        {x_samples_sections}
         margins : ndarray of shape (n_samples, n_labels)
             A lazy ``dask.array.Array`` for a dask array ``X`` (see the Dask backend).
         """
@@ -576,32 +572,24 @@ class BKNN(KNeighborsMultilabelBase):
             return shares, np.zeros(f.shape, dtype=bool)
         return shares, f > self.thresholds_
 
+    @fill_doc
     def predict(self, X: Any) -> np.ndarray:
         """Predicted label indicator (n_samples, n_labels): ``f > thresholds_``; for a 1-D
         target the class of largest ``f``.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
+        {x_samples_sections}
         Y_pred : ndarray of shape (n_samples, n_labels)
         """
         return super().predict(X)
 
+    @fill_doc
     def predict_proba(self, X: Any) -> np.ndarray:
         """Scores of shape (n_samples, n_labels): ``(f + 1) / n_labels = s_l / sum s``, the
         share of the query's similarity mass held by each label (in [0, 1], summing to 1,
         comparable across labels; 0 for a label without training members).  For a 1-D
         target the same shares, one per class.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
+        {x_samples_sections}
         scores : ndarray of shape (n_samples, n_labels)
         """
 

@@ -187,15 +187,11 @@ class BLDA(VersionedState, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         self.mean_ = np.asarray(X.T @ labels_per_row).ravel() / labels_per_row.sum()
         return self
 
+    @fill_doc
     def transform(self, X: Any) -> np.ndarray:
         """Project ``X``: ``(X - mean_) @ components_.T``.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
+        {x_samples_sections}
         X_new : ndarray of shape (n_samples, n_components_)
             Dense, whatever ``X`` is.
         """

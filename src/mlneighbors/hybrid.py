@@ -254,16 +254,12 @@ class HybridKNN(KNeighborsMultilabelBase):
             for name in ("components_", "mean_", "explained_variance_ratio_", "n_components_"):
                 setattr(self, name, getattr(index, name))
 
+    @fill_doc
     def candidate_fraction(self, X: Any) -> float:
         """Mean size of the candidate set of the queries ``X``, as a fraction of the
         training set (1.0 without the "pca-window" backend): the share of brute-force work.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_queries, n_features)
-
-        Returns
-        -------
+        {x_queries_sections}
         fraction : float
         """
 
