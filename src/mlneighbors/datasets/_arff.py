@@ -572,13 +572,19 @@ def _parse_dense_numeric(
     return values, row_lines
 
 
+def _classified_bytes(data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The data section as bytes (uint8), each byte's class (``_BYTE_CLASS``) and the
+    positions of the newlines: where both parsers start."""
+    buf = np.frombuffer(data, dtype=np.uint8)
+    classes = _BYTE_CLASS[buf]
+    return buf, classes, np.flatnonzero(classes == _NEWLINE)
+
+
 def _parse_dense(
     data: bytes, first_line: int, attributes: list[Attribute], origin: str
 ) -> tuple[np.ndarray, np.ndarray]:
     n_attributes = len(attributes)
-    buf = np.frombuffer(data, dtype=np.uint8)
-    classes = _BYTE_CLASS[buf]
-    newlines = np.flatnonzero(classes == _NEWLINE)
+    buf, classes, newlines = _classified_bytes(data)
     braces = np.flatnonzero(classes >= _OPEN)
     if braces.size:
         line = first_line + int(np.searchsorted(newlines, braces[0]))
@@ -618,9 +624,7 @@ def _parse_sparse(
     data: bytes, first_line: int, attributes: list[Attribute], origin: str
 ) -> tuple[sp.csr_matrix, np.ndarray]:
     n_attributes = len(attributes)
-    buf = np.frombuffer(data, dtype=np.uint8)
-    classes = _BYTE_CLASS[buf]
-    newlines = np.flatnonzero(classes == _NEWLINE)
+    buf, classes, newlines = _classified_bytes(data)
     n_lines = newlines.size + 1
     opens = np.flatnonzero(classes == _OPEN)
     closes = np.flatnonzero(classes == _CLOSE)
