@@ -39,6 +39,7 @@ from numpy.typing import NDArray
 
 from .._json import finite as _finite
 from ..metrics import METRICS
+from ..model_selection._validation import STD_DEFINITION
 from ._stats import Comparison, _check_alpha, compare
 
 __all__ = ["MetricReport", "Report", "build_report"]
@@ -213,10 +214,9 @@ def _metric_report(
     absent = tuple(m for m, keep in zip(models, m_in, strict=True) if not keep)
 
     if expected:
-        wanted = np.ones((P.shape[0], P.shape[2]), dtype=bool)  # (dataset, fold): the protocol's folds
+        expected_folds = np.ones((P.shape[0], P.shape[2]), dtype=bool)  # (dataset, fold): the protocol's
     else:
-        wanted = P.any(axis=1)  # (dataset, fold): the folds any model has a row for
-    expected_folds = wanted
+        expected_folds = P.any(axis=1)  # (dataset, fold): the folds any model has a row for
     folds = expected_folds.sum(axis=1)
     nan = np.isnan(V) & P
     values = (P & ~nan).sum(axis=2)
@@ -551,8 +551,6 @@ def _label(text: str) -> str:
     return "".join(c if c.isalnum() else "-" for c in text)
 
 
-#: the spread every table reports
-_STD = "sample standard deviation over folds (ddof = 1)"
 
 
 class Report:
@@ -618,7 +616,7 @@ class Report:
         out: list[str] = []
         for r in self.metrics.values():
             c = r.comparison
-            out += [f"## {r.metric} ({_direction(r)}): mean ± {_STD}", ""]
+            out += [f"## {r.metric} ({_direction(r)}): mean ± {STD_DEFINITION}", ""]
             header = ["dataset", *r.models]
             body = []
             for i, dataset in enumerate(r.datasets):
@@ -716,7 +714,7 @@ class Report:
                 rows.append([_tex(short[dataset]), *cells])
             footer = ([[f"Average rank ($N = {c.n_datasets}$)", *(_num(x, 2) for x in c.average_ranks)]]
                       if c.n_datasets else [])
-            caption = (f"{_tex(r.metric)} ({_direction(r)}): mean $\\pm$ {_tex(_STD)}; best per dataset in "
+            caption = (f"{_tex(r.metric)} ({_direction(r)}): mean $\\pm$ {_tex(STD_DEFINITION)}; best per dataset in "
                        "bold.")
             below = []
             tests = []
@@ -871,7 +869,7 @@ class Report:
                 "wilcoxon": [asdict(w) for w in c.wilcoxon],
                 "notes": list(r.notes),
             })
-        return _finite({"alpha": self.alpha, "control": self.control, "std": _STD, "metrics": metrics,
+        return _finite({"alpha": self.alpha, "control": self.control, "std": STD_DEFINITION, "metrics": metrics,
                         "provenance": self.provenance})
 
     def to_json(self) -> str:

@@ -43,8 +43,6 @@ if TYPE_CHECKING:  # numpy, scipy and scikit-learn are imported by the commands 
     import numpy as np
 
 DEFAULT_OUT = "reproductions"
-#: the spread evaluate reports, the benchmark report's too
-STD_DEFINITION = "sample standard deviation over folds (ddof = 1)"
 
 # --------------------------------------------------------------------------------------
 # datasets and fetch
@@ -259,6 +257,8 @@ def _run_models(args: argparse.Namespace, cmd: str, names: Sequence[str],
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     import numpy as np
+
+    from ..model_selection._validation import STD_DEFINITION
 
     results, meta = _run_models(args, "evaluate", [args.model], lambda data, what: f"{args.model} on {data}: {what}")
     per_metric = results[args.model]

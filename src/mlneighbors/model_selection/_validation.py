@@ -33,6 +33,11 @@ __all__ = ["CVResult", "FittedSplit", "cross_validate", "evaluate_models", "make
 SCALERS = ("minmax", "standard", "none")
 
 
+#: the spread of per-fold values every output of the package reports (evaluate, CVResult, the
+#: benchmark report), said in their headers
+STD_DEFINITION = "sample standard deviation over folds (ddof = 1)"
+
+
 def _sample_std(values: Any) -> float:
     """The sample standard deviation (``ddof=1``) of per-fold values; NaN for one value."""
     values = np.asarray(values, dtype=np.float64)
