@@ -391,7 +391,7 @@ class Store:
             Naming the dataset, model or protocol setting that differs.
         """
         stored = self.protocol
-        if stored is not None and stored != protocol and not self._has_results():
+        if stored is not None and stored != protocol and not self.has_results():
             # a store whose runs computed nothing (refused, or stopped before the first cell)
             # holds no result of its protocol: the new run's protocol replaces it
             with self._transaction():
@@ -448,7 +448,13 @@ class Store:
         self._execute_many("INSERT OR IGNORE INTO models VALUES (?, ?)",
                            [(name, json.dumps(p, sort_keys=True)) for name, p in models.items()])
 
-    def _has_results(self) -> bool:
+    def has_results(self) -> bool:
+        """Whether any cell is stored (failed ones count).
+
+        Returns
+        -------
+        bool
+        """
         return self.db.execute("SELECT 1 FROM results LIMIT 1").fetchone() is not None
 
     def start_run(self, *, seed: int, protocol: dict[str, Any], models: Sequence[str], datasets: Sequence[str],
@@ -574,6 +580,15 @@ class Store:
                 "SELECT dataset, model, fold, metric, value FROM results ORDER BY dataset, model, fold, metric"):
             yield d, m, int(f), metric, math.nan if v is None else float(v)
 
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Reads in one read transaction: a run committing meanwhile is seen whole or not at all."""
+        self.db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self.db.execute("COMMIT")
+
     def provenance(self) -> dict[str, Any]:
         """Where the store's results come from, for a report to state.
 
@@ -647,12 +662,8 @@ def read_store(path: str | os.PathLike[str]) -> tuple[list[tuple[str, str, int, 
     >>> read_store(path)[1]["protocol"] is None
     True
     """
-    with Store(path) as store:
-        store.db.execute("BEGIN")  # one snapshot: a run committing meanwhile is seen whole or not at all
-        try:
-            return list(store.rows()), store.provenance()
-        finally:
-            store.db.execute("COMMIT")
+    with Store(path) as store, store.snapshot():
+        return list(store.rows()), store.provenance()
 
 
 def read_rows(path: str | os.PathLike[str]) -> list[tuple[str, str, int, str, float]]:

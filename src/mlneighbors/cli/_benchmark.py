@@ -347,7 +347,7 @@ def cmd_benchmark_report(args: argparse.Namespace) -> int:
     suffix = os.path.splitext(args.diagram or "")[1].lower()
     if args.diagram is not None and suffix not in (".png", ".svg"):
         raise CLIError(f"mlneighbors {REPORT}: --diagram {args.diagram}: give a .png or .svg file")
-    rows, provenance = _read(args.store, REPORT)
+    rows, provenance = _read(args.store, REPORT, lambda store: (list(store.rows()), store.provenance()))
     stored_metrics = list(dict.fromkeys(r[3] for r in rows))
     metrics = None
     if args.metrics is not None:
@@ -394,22 +394,23 @@ def cmd_benchmark_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read(store: str, cmd: str) -> tuple[list[tuple[str, str, int, str, float]], dict[str, Any]]:
-    """A store's rows and provenance, in one line on any problem; a store without results is one."""
+def _read(store: str, cmd: str, read: Any) -> Any:
+    """``read(Store)`` on the store opened read-only, in one snapshot; one line on any problem,
+    and for a store without results."""
     import sqlite3
 
-    from ..benchmark import StoreError, read_store
+    from ..benchmark import Store, StoreError
 
     try:
-        rows, provenance = read_store(store)
+        with Store(store) as opened, opened.snapshot():
+            if not opened.has_results():
+                raise CLIError(f"mlneighbors {cmd}: {store} holds no results yet (run 'mlneighbors benchmark run')")
+            return read(opened)
     except StoreError as exc:
         raise CLIError(f"mlneighbors {cmd}: {exc}") from None
     except sqlite3.DatabaseError as exc:
         raise CLIError(f"mlneighbors {cmd}: results store {store} cannot be read: {' '.join(str(exc).split())}") \
             from None
-    if not rows:
-        raise CLIError(f"mlneighbors {cmd}: {store} holds no results yet (run 'mlneighbors benchmark run')")
-    return rows, provenance
 
 
 def _write(text: str, out: str | None) -> None:
@@ -430,12 +431,8 @@ def cmd_benchmark_export(args: argparse.Namespace) -> int:
     import json
 
     from .._json import finite
-    from ..benchmark import Store
 
-    _read(args.store, EXPORT)  # the one-line refusals of a report
-    with Store(args.store) as store:
-        records = store.table("results")
-        provenance = store.provenance()
+    records, provenance = _read(args.store, EXPORT, lambda store: (store.table("results"), store.provenance()))
     described = provenance["datasets"]
     protocol = provenance["protocol"]
     columns = ["dataset", "model", "fold", "metric", "value", "seconds", "run", "dataset_sha256", "mlneighbors",
