@@ -134,17 +134,28 @@ numpydoc_validation_exclude = {
 }
 
 
-def _protocol_hooks() -> list[str]:
-    """The backend protocol's methods: documented once, on ``BaseIndex`` and ``ApproximateIndex``
-    (and validated there); a backend's override without a docstring of its own shows theirs."""
+def _undocumented_overrides() -> list[str]:
+    """A backend's overrides of the protocol's methods that have no docstring of their own: the
+    protocol is documented once, on ``BaseIndex`` and ``ApproximateIndex`` (and checked there),
+    and such an override shows theirs (``autodoc_inherit_docstrings``)."""
+    import mlneighbors.neighbors as neighbors
     from mlneighbors.neighbors import ApproximateIndex, BaseIndex
 
-    return sorted({name for cls in (BaseIndex, ApproximateIndex) for name, value in vars(cls).items()
-                   if not name.startswith("_") and callable(getattr(cls, name))})
+    protocol = {name for base in (BaseIndex, ApproximateIndex) for name in vars(base) if not name.startswith("_")}
+    found = []
+    for class_name in neighbors.__all__:
+        cls = getattr(neighbors, class_name)
+        if not (isinstance(cls, type) and issubclass(cls, BaseIndex)) or cls in (BaseIndex, ApproximateIndex):
+            continue
+        for klass in cls.__mro__:  # an override may sit on an intermediate class
+            if klass in (BaseIndex, ApproximateIndex, object):
+                continue
+            found += [rf"\.{class_name}\.{name}$" for name, value in vars(klass).items()
+                      if name in protocol and callable(value) and not getattr(value, "__doc__", None)]
+    return sorted(set(found))
 
 
-numpydoc_validation_exclude.add(
-    r"\.(?!BaseIndex\.|ApproximateIndex\.)\w+\.(" + "|".join(_protocol_hooks()) + r")$")
+numpydoc_validation_exclude.update(_undocumented_overrides())
 
 # -- the API reference, generated from __all__ (docs/api_reference.py) ----------------------------
 

@@ -582,7 +582,13 @@ class Store:
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[None]:
-        """Reads in one read transaction: a run committing meanwhile is seen whole or not at all."""
+        """Reads in one read transaction: a run committing meanwhile is seen whole or not at all.
+
+        Yields
+        ------
+        None
+            Within the transaction.
+        """
         self.db.execute("BEGIN")
         try:
             yield

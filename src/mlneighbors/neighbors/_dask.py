@@ -464,7 +464,13 @@ class DaskIndex(BaseIndex):
     # ------------------------------------------------------------------ build
     def build_rows(self, X: Any) -> None:
         """Split the rows into shards and build them on the workers (X validated: array, CSR
-        or dask array)."""
+        or dask array).
+
+        Parameters
+        ----------
+        X : ndarray, CSR matrix or dask array of shape (n_samples, n_features)
+            The validated rows to index.
+        """
         client = self._client = self._new_client()
         inner = resolve_backend(self.inner, self.metric, self.inner_params)  # bad inner: here, not on a worker
         if "recall_k" in getattr(inner, "get_params", dict)() and "recall_k" not in (self.inner_params or {}):

@@ -373,7 +373,19 @@ class ExactIndex(BaseIndex):
     def query_rows(self, Q: Matrix, k: int, sets: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """The k nearest rows of validated queries ``Q``; ``sets``: only each query's set of
         them is needed (``rerank``: rows certain from the proxy alone come in proxy order,
-        with NaN distances)."""
+        with NaN distances).
+
+        Parameters
+        ----------
+        Q : ndarray or CSR matrix of shape (n_queries, n_features)
+        k : int
+        sets : bool, default=False
+            Only each query's set of neighbours is needed.
+
+        Returns
+        -------
+        dist, idx : ndarray of shape (n_queries, k)
+        """
         ref = self._ref
         nq = Q.shape[0]
         n = ref.n_samples
@@ -460,6 +472,21 @@ class ExactIndex(BaseIndex):
         them, other strategies than dense rows, fewer than 3 blocks, or when the kept products
         (at most about n^2 / 4 values) would not fit in the working memory beside the block
         and its selection.
+
+        Parameters
+        ----------
+        X : ndarray or CSR matrix of shape (n_samples_fit_, n_features)
+            The indexed rows, validated.
+        rows : ndarray of int or None
+            The indexed rows to answer (None: all).
+        m : int
+            Neighbours of each, the row itself among them.
+        sets : bool, default=False
+            Only each row's set of neighbours is needed.
+
+        Returns
+        -------
+        dist, idx : ndarray of shape (n_rows, m)
         """
         n, d = self._ref.n_samples, self._ref.n_features
         # rows as validation leaves them (anything else: the plain search validates it)

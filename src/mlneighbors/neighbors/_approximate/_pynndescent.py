@@ -119,7 +119,13 @@ class PyNNDescentIndex(ApproximateIndex):
 
     def build_rows(self, X: Matrix) -> None:
         """Build on every row (pynndescent adds no rows later), then measure the recall of
-        leave-one-out queries (through the graph, as ``fit``) on a seeded sample of rows."""
+        leave-one-out queries (through the graph, as ``fit``) on a seeded sample of rows.
+
+        Parameters
+        ----------
+        X : ndarray or CSR matrix of shape (n_samples, n_features)
+            The validated rows to index.
+        """
         lib = self.library()
         self._ref = Reference(X, self.metric)
         n = X.shape[0]
@@ -157,7 +163,22 @@ class PyNNDescentIndex(ApproximateIndex):
         """The ``m`` nearest of the graph's neighbours of the indexed ``rows`` of ``X`` (None:
         all; the row itself among them), re-ranked in float64; rows with fewer than ``m``
         valid ones are searched.  None when the graph is not used (``loo_graph=False``, or
-        no more than ``m`` neighbours a row in the graph)."""
+        no more than ``m`` neighbours a row in the graph).
+
+        Parameters
+        ----------
+        X : ndarray or CSR matrix of shape (n_samples_fit_, n_features)
+            The indexed rows, validated.
+        rows : ndarray of int or None
+            The indexed rows to answer (None: all).
+        m : int
+            Neighbours of each, the row itself among them.
+
+        Returns
+        -------
+        answer : (ndarray, ndarray) or None
+            Distances and indices of shape (n_rows, m); None where the graph is not used.
+        """
         graph = self.__dict__.get("_graph")
         if not self.loo_graph or graph is None or graph.shape[1] <= m:
             return None
