@@ -33,6 +33,20 @@ _TARGET_ATTRIBUTES = """
 
 #: name -> text; dedented, then indented as the placeholder that names it
 FRAGMENTS: dict[str, str] = {
+    # the backend protocol's leave-one-out hook (BaseIndex.loo_query_rows and its overrides)
+    "loo_rows_parameters": """
+        X : ndarray or CSR matrix of shape (n_samples_fit_, n_features)
+            The indexed rows, validated.
+        rows : ndarray of int or None
+            The indexed rows to answer (None: all).
+        m : int
+            Neighbours of each, the row itself among them.
+        """,
+    # the rows an index's build_rows hook is given
+    "build_rows_parameter": """
+        X : ndarray or CSR matrix of shape (n_samples, n_features)
+            The validated rows to index.
+        """,
     # n_neighbors of a model whose fit counts leave-one-out neighbours, and of one that does not
     "n_neighbors_loo_parameter": """
         n_neighbors : int, default=10

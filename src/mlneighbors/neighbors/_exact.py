@@ -447,6 +447,7 @@ class ExactIndex(BaseIndex):
         return dist, idx
 
     # ------------------------------------------------------------------ leave-one-out
+    @fill_doc
     def loo_query_rows(
         self, X: Matrix, rows: np.ndarray | None, m: int, sets: bool = False
     ) -> tuple[np.ndarray, np.ndarray] | None:
@@ -475,12 +476,7 @@ class ExactIndex(BaseIndex):
 
         Parameters
         ----------
-        X : ndarray or CSR matrix of shape (n_samples_fit_, n_features)
-            The indexed rows, validated.
-        rows : ndarray of int or None
-            The indexed rows to answer (None: all).
-        m : int
-            Neighbours of each, the row itself among them.
+        {loo_rows_parameters}
         sets : bool, default=False
             Only each row's set of neighbours is needed.
 

@@ -15,6 +15,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_array
 
+from .._docstrings import fill_doc
 from ..exceptions import BackendError
 from ._capabilities import METRICS, Capabilities, get_capabilities
 from ._distance import check_scale
@@ -463,6 +464,7 @@ class BaseIndex(BaseEstimator):
         """
         raise NotImplementedError
 
+    @fill_doc
     def loo_query_rows(self, X: Any, rows: np.ndarray | None, m: int) -> tuple[np.ndarray, np.ndarray] | None:
         """Its own search of the ``m`` nearest indexed rows of indexed ``rows`` of ``X`` (hook,
         optional: declared by ``capabilities.loo_queries``; default: None).
@@ -474,12 +476,7 @@ class BaseIndex(BaseEstimator):
 
         Parameters
         ----------
-        X : ndarray or CSR matrix of shape (n_samples_fit_, n_features)
-            The indexed rows, validated.
-        rows : ndarray of int or None
-            The rows whose neighbours are asked (None: all).
-        m : int
-            Neighbours per row.
+        {loo_rows_parameters}
 
         Returns
         -------

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
+from ..._docstrings import fill_doc
 from ..._progress import task
 from .._capabilities import Capabilities
 from .._distance import Matrix, Reference
@@ -117,14 +118,14 @@ class PyNNDescentIndex(ApproximateIndex):
             return sp.csr_matrix(A).astype(np.float32)
         return ApproximateIndex.dense32(A)
 
+    @fill_doc
     def build_rows(self, X: Matrix) -> None:
         """Build on every row (pynndescent adds no rows later), then measure the recall of
         leave-one-out queries (through the graph, as ``fit``) on a seeded sample of rows.
 
         Parameters
         ----------
-        X : ndarray or CSR matrix of shape (n_samples, n_features)
-            The validated rows to index.
+        {build_rows_parameter}
         """
         lib = self.library()
         self._ref = Reference(X, self.metric)
@@ -159,6 +160,7 @@ class PyNNDescentIndex(ApproximateIndex):
         idx, _ = self._index.query(self._data(Q, sp.issparse(self._ref.X)), k=k, epsilon=self.epsilon)
         return idx
 
+    @fill_doc
     def loo_query_rows(self, X: Matrix, rows: np.ndarray | None, m: int) -> tuple[np.ndarray, np.ndarray] | None:
         """The ``m`` nearest of the graph's neighbours of the indexed ``rows`` of ``X`` (None:
         all; the row itself among them), re-ranked in float64; rows with fewer than ``m``
@@ -167,12 +169,7 @@ class PyNNDescentIndex(ApproximateIndex):
 
         Parameters
         ----------
-        X : ndarray or CSR matrix of shape (n_samples_fit_, n_features)
-            The indexed rows, validated.
-        rows : ndarray of int or None
-            The indexed rows to answer (None: all).
-        m : int
-            Neighbours of each, the row itself among them.
+        {loo_rows_parameters}
 
         Returns
         -------

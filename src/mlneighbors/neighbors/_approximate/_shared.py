@@ -47,6 +47,7 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from ..._config import working_memory_bytes
+from ..._docstrings import fill_doc
 from ..._progress import task
 from .._capabilities import Capabilities
 from .._distance import Matrix, Reference
@@ -238,6 +239,7 @@ class ApproximateIndex(BaseIndex):
         """
         return self.dense32(self._ref.X[rows])
 
+    @fill_doc
     def build_rows(self, X: Matrix) -> None:
         """Build, then measure (and calibrate) the recall on seeded samples of rows.
 
@@ -253,8 +255,7 @@ class ApproximateIndex(BaseIndex):
 
         Parameters
         ----------
-        X : ndarray or CSR matrix of shape (n_samples, n_features)
-            The validated rows to index.
+        {build_rows_parameter}
         """
         lib = self.library()
         self._ref = Reference(X, self.metric)
@@ -413,16 +414,14 @@ class ApproximateIndex(BaseIndex):
         """
         return self._query_at(Q, k, getattr(self, "_breadth", None), self._brute_force)
 
+    @fill_doc
     def loo_query_rows(self, X: Matrix, rows: np.ndarray | None, m: int) -> tuple[np.ndarray, np.ndarray] | None:
         """Leave-one-out queries of the indexed ``rows`` of ``X`` (None: all), ``m`` neighbours
         each (the row itself among them), at the breadth calibrated for them.
 
         Parameters
         ----------
-        X : ndarray or CSR matrix of shape (n_samples_fit_, n_features)
-            The indexed rows.
-        rows : ndarray of int or None
-        m : int
+        {loo_rows_parameters}
 
         Returns
         -------
