@@ -45,6 +45,8 @@ from ._config import check_fits
 from ._counts import count_matrix, row_blocks, table_decisions, table_lookup, table_top_k
 from ._dask_estimators import lazy_on_dask, training_data
 from ._docstrings import fill_doc
+from ._explain import Explainable
+from ._ids import check_ids, default_ids
 from ._index import IndexLifecycle
 from ._params import HasMethods, Instance, Integer, Options, validate_params
 from ._persist import VersionedState
@@ -76,7 +78,9 @@ def unseen_labels_message(positions: np.ndarray, names: Any = None) -> str:
     return f"{len(positions)} label(s) have no positive training example{which}; they are never predicted"
 
 
-class KNeighborsMultilabelBase(IndexLifecycle, VersionedState, MultiOutputMixin, ClassifierMixin, BaseEstimator):
+class KNeighborsMultilabelBase(
+    Explainable, IndexLifecycle, VersionedState, MultiOutputMixin, ClassifierMixin, BaseEstimator
+):
     """Base class of the lazy multi-label classifiers.
 
     Targets
@@ -126,14 +130,24 @@ class KNeighborsMultilabelBase(IndexLifecycle, VersionedState, MultiOutputMixin,
     # -- fit ---------------------------------------------------------------------------
 
     @fill_doc
-    def fit(self, X: Any, y: Any) -> KNeighborsMultilabelBase:
+    def fit(self, X: Any, y: Any, ids: Any = None) -> KNeighborsMultilabelBase:
         """Fit the model on features ``X`` and targets ``y``.
 
-        {fit_parameters}
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : {array-like, sparse matrix} of shape (n_samples, n_labels) or (n_samples,)
+            A binary label indicator, or 1-D class labels.
+        {ids_parameter}
+
+        Returns
+        -------
+        self : object
         """
         validate_params(self)
         X, Y = self._validate_training_data(X, y)
         n = X.shape[0]
+        self.training_ids_ = default_ids(0, n) if ids is None else check_ids(ids, n)
         self._set_n_neighbors(n)
         self._check_params(n)
         self._fit_X = X

@@ -93,6 +93,13 @@ FRAGMENTS: dict[str, str] = {
         -------
         self : object
         """,
+    # the identifiers of training rows (a model's fit and partial_fit)
+    "ids_parameter": """
+        ids : array-like of shape (n_samples,), default=None
+            Unique integer or string identifiers of the rows (``training_ids_``), by which
+            ``forget`` removes rows and ``explain`` names neighbours; None: ``0 .. n-1`` at
+            ``fit``, the numbers after the largest integer identifier at ``partial_fit``.
+        """,
     # a method of the queries X alone: its Parameters and the heading of its Returns
     "x_samples_sections": """
         Parameters
