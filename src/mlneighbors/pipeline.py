@@ -92,6 +92,35 @@ class Pipeline(_SklearnPipeline):
             Xt = transform.transform(Xt)
         return self.steps[-1][1].predict_top_k(Xt, k)
 
+    @available_if(_final_has("explain"))
+    def explain(self, X: Any) -> Any:
+        """The final model's ``explain`` of the rows after the transforms, with the labels'
+        names where the command line set them (``label_names_``).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_queries, n_features)
+            The rows to explain, as given to ``predict``.
+
+        Returns
+        -------
+        explanation : Explanation
+            As the final model's ``explain`` (distances in the transformed space: after the
+            scaler, and BLDA's projection where there is one).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from mlneighbors import BRkNN, Pipeline
+        >>> X, Y = np.array([[0.0], [0.1], [1.0], [1.1]]), np.array([[1, 0], [1, 0], [0, 1], [0, 1]])
+        >>> Pipeline([("model", BRkNN(1))]).fit(X, Y).explain([[1.05]]).terms["votes"]
+        array([[0, 1]], dtype=int32)
+        """
+        Xt = X
+        for _, _, transform in self._iter(with_final=False):
+            Xt = transform.transform(Xt)
+        return self.steps[-1][1].explain(Xt, label_names=getattr(self, "label_names_", None))
+
 
 def upgraded(model: Any) -> Any:
     """``model`` itself, or, for a plain scikit-learn Pipeline whose final step ranks labels
