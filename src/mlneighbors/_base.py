@@ -51,6 +51,7 @@ from ._index import IndexLifecycle
 from ._params import HasMethods, Instance, Integer, Options, validate_params
 from ._persist import VersionedState
 from ._targets import in_fit_order, plain_rows_top, target_classes
+from ._updates import LiveModel, list_depth
 from .exceptions import LabelWarning, NeighborsWarning
 from .neighbors import check_result, check_scale, loo_kneighbors
 from .neighbors._internal import FLOAT_DTYPES, answers_sets, check_rows, float_rows, search
@@ -79,7 +80,7 @@ def unseen_labels_message(positions: np.ndarray, names: Any = None) -> str:
 
 
 class KNeighborsMultilabelBase(
-    Explainable, IndexLifecycle, VersionedState, MultiOutputMixin, ClassifierMixin, BaseEstimator
+    LiveModel, Explainable, IndexLifecycle, VersionedState, MultiOutputMixin, ClassifierMixin, BaseEstimator
 ):
     """Base class of the lazy multi-label classifiers.
 
@@ -152,6 +153,8 @@ class KNeighborsMultilabelBase(
         self._check_params(n)
         self._fit_X = X
         self._Y = Y
+        self.__dict__.pop("_loo_idx", None)  # a previous fit's leave-one-out lists
+        self.__dict__.pop("_loo_dist", None)
         self._fit_index(X, Y)
         self._fit_labels(X, Y)
         return self
@@ -278,9 +281,23 @@ class KNeighborsMultilabelBase(
         """Leave-one-out neighbours of the training rows and their membership counts.
 
         Returns ``(neighbors, C)``: ``neighbors`` (n, k) row numbers, ``C`` (n, L) int32,
-        CSR when the labels are sparse.
+        CSR when the labels are sparse.  A model with ``update_rule = "exact"`` keeps each
+        row's ``list_depth`` nearest, with their distances (``_loo_idx``, ``_loo_dist``), from
+        which ``partial_fit`` and ``forget`` update it; they serve the next call.
         """
-        neighbors = self._neighbour_sets(None, self.n_neighbors_)
+        k = self.n_neighbors_
+        lists = self.__dict__.get("_loo_idx")
+        if lists is None:
+            if self.update_rule != "exact":
+                neighbors = self._neighbour_sets(None, k)
+                return neighbors, count_matrix(neighbors, self._Y)
+            depth = list_depth(k, self._fit_X.shape[0])
+            held = getattr(self._get_index(), "k_max", None)  # a NeighborCache: no deeper than it holds
+            if held:
+                depth = max(k, min(depth, int(held) - 1))
+            self._loo_dist, lists = self._query(None, depth)
+            self._loo_idx = lists = lists.astype(np.intp, copy=False)
+        neighbors = lists[:, :k]
         return neighbors, count_matrix(neighbors, self._Y)
 
     def _dense_labels(self, what: str, cells: int, itemsize: int = 8) -> np.ndarray:

@@ -483,6 +483,10 @@ class BKNN(KNeighborsMultilabelBase):
         self.backend_params = backend_params
         self.n_jobs = n_jobs
 
+    #: partial_fit and forget refit on the rows now: its thresholds and bandwidth are learnt
+    #: from every row's scores at once
+    update_rule = "refit"
+
     def _set_n_neighbors(self, n: int) -> None:
         """No global k: a label with fewer than ``n_per_label`` members gives all of them."""
 

@@ -192,6 +192,9 @@ class HybridKNN(KNeighborsMultilabelBase):
         "backend_params": [Instance(dict), None],
         "n_jobs": [Integer(), None],
     }
+    #: partial_fit and forget refit on the rows now: its projection (PCA) is learnt from all rows at once
+    update_rule = "refit"
+
     _needs_loo = False
 
     def __init__(

@@ -129,6 +129,9 @@ class LAMLkNN(CountTableModel):
         self.backend_params = backend_params
         self.n_jobs = n_jobs
 
+    #: partial_fit and forget refit on the rows now: its clusters are learnt from all rows at once
+    update_rule = "refit"
+
     def _check_params(self, n_samples: int) -> None:
         if self.clusterer is None and self.n_clusters > n_samples:
             raise ValueError(

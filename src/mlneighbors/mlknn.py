@@ -110,12 +110,29 @@ class MLkNN(CountTableModel):
         self.n_jobs = n_jobs
 
     def _fit_labels(self, X: Any, Y: Any) -> None:
-        s = float(self.smoothing)
-        self.prior_ = (s + np.asarray(Y.sum(axis=0, dtype=np.int64)).ravel()) / (2 * s + Y.shape[0])
         _, C = self._loo_counts()
-        c1, c0 = count_tables(C, Y, self.n_neighbors_)
-        self.cond_prob_true_ = label_likelihoods(c1, s)
-        self.cond_prob_false_ = label_likelihoods(c0, s)
+        # integer histograms: partial_fit and forget update them by what leaves and comes
+        self._positives = np.asarray(Y.sum(axis=0, dtype=np.int64)).ravel()
+        self._c1, self._c0 = count_tables(C, Y, self.n_neighbors_)
+        self._learn_tables(Y.shape[0])
+
+    def _update_labels(self, delta: Any) -> None:
+        k = self.n_neighbors_
+        for sign, parts in ((-1, delta.gone), (1, delta.come)):
+            for C, Y in parts:
+                c1, c0 = count_tables(C, Y, k)
+                self._c1 += sign * c1
+                self._c0 += sign * c0
+        for sign, Y in ((-1, delta.removed_labels), (1, delta.added_labels)):
+            if Y is not None:
+                self._positives += sign * np.asarray(Y.sum(axis=0, dtype=np.int64)).ravel()
+        self._learn_tables(self._Y.shape[0])
+
+    def _learn_tables(self, n: int) -> None:
+        s = float(self.smoothing)
+        self.prior_ = (s + self._positives) / (2 * s + n)
+        self.cond_prob_true_ = label_likelihoods(self._c1, s)
+        self.cond_prob_false_ = label_likelihoods(self._c0, s)
         # the posterior of every (label, count): a query's cell is a look-up at its count
         prior = self.prior_[:, None]
         scores, decisions = decide(prior * self.cond_prob_true_, (1.0 - prior) * self.cond_prob_false_)

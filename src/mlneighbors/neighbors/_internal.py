@@ -12,6 +12,7 @@ from __future__ import annotations
 from ._cache import feed
 from ._dask import check_dask_matrix
 from ._distance import check_scale, finite_top
+from ._live import entering_pairs, exact_lists, merge_lists
 from ._protocol import (
     FLOAT_DTYPES,
     MissingLibraryError,
@@ -33,6 +34,8 @@ __all__ = [
     "check_dask_matrix",
     "check_rows",
     "check_scale",
+    "entering_pairs",
+    "exact_lists",
     "estimate_recalls",
     "export_index",
     "feed",
@@ -41,6 +44,7 @@ __all__ = [
     "including_index",
     "is_dask_array",
     "is_including",
+    "merge_lists",
     "pack_rows",
     "restore_index",
     "search",

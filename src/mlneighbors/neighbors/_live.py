@@ -1,0 +1,238 @@
+"""Exact leave-one-out neighbour lists kept up to date as rows are added and removed.
+
+A live model (``partial_fit``, ``forget``) keeps, for every training row, the ``depth``
+nearest other rows in the order (reference distance, row number) that every exact backend
+returns, with their distances (``_distance.Reference``: a function of the two rows alone, the
+same whichever side is the query).  Two questions then make an update exact without a new
+search of all rows:
+
+- :func:`exact_lists`: the exact ``depth`` nearest other rows of some rows (new rows, or
+  rows whose list a removal left too short), among all rows;
+- :func:`entering_pairs`: for old rows and their current radius (the distance of their list's
+  last entry), the new rows strictly closer than it.  A new row is numbered after every old
+  row, so at an equal distance it stays behind: strict is the tie rule.
+
+Both read a float64 product of one block of rows against another (the "tile") as an estimate
+of every pair's squared distance (cosine: of the distance), with a rigorous bound on its
+rounding error (standard model: a dot product of ``d`` terms is within ``gamma_d`` of the sum
+of its terms' magnitudes), so that the pairs it cannot rule out are few; their reference
+distances decide.  The tiles hold about the working memory (``working_memory``) at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._config import working_memory_bytes
+from ._distance import Matrix, Reference, normalize_rows, row_norms_sq
+
+__all__ = ["entering_pairs", "exact_lists", "merge_lists"]
+
+# the unit roundoff of float64
+_U = 2.0**-53
+# float64 values of a tile's temporaries per pair (the product, the estimate, the bound, masks)
+_TILE_VALUES = 6
+
+
+class _Rows:
+    """Rows in the tile's form: float64 (dense) or CSR, normalised for cosine, with their
+    squared norms (euclidean)."""
+
+    def __init__(self, X: Matrix, metric: str) -> None:
+        if metric not in ("euclidean", "cosine"):
+            raise ValueError(f"live updates support the euclidean and cosine metrics, not {metric!r}")
+        self.metric = metric
+        self.sparse = sp.issparse(X)
+        self.raw = X
+        A = normalize_rows(X) if metric == "cosine" else X
+        if not self.sparse:
+            A = np.asarray(A, dtype=np.float64)
+        self.A = A
+        self.sq = row_norms_sq(X) if metric == "euclidean" else None
+        self.n = X.shape[0]
+        self.d = X.shape[1]
+
+    def take(self, rows: slice | np.ndarray) -> _Rows:
+        part = object.__new__(_Rows)
+        part.metric, part.sparse, part.d = self.metric, self.sparse, self.d
+        part.raw = self.raw[rows]
+        part.A = self.A[rows]
+        part.sq = None if self.sq is None else self.sq[rows]
+        part.n = part.A.shape[0]
+        return part
+
+
+def _tile(Q: _Rows, X: _Rows) -> tuple[np.ndarray, np.ndarray, float]:
+    """``(est, err, rel)``: the estimated squared distances (cosine: distances) of every pair
+    of a row of ``Q`` and a row of ``X``, a bound on each estimate's error, and the relative
+    error allowed on a threshold (the reference distance's own rounding)."""
+    G = Q.A @ X.A.T
+    if sp.issparse(G):
+        G = G.toarray()
+    G = np.asarray(G, dtype=np.float64)
+    gamma = 4.0 * (Q.d + 16) * _U  # four times the standard bound: rounding of the bound itself, norms
+    if Q.metric == "cosine":
+        np.subtract(1.0, G, out=G)
+        return G, np.full((1, 1), gamma * 2.0), gamma
+    nq = np.sqrt(Q.sq)
+    nx = np.sqrt(X.sq)
+    err = np.add.outer(nq, nx)
+    err *= err
+    err *= gamma
+    G *= -2.0
+    G += Q.sq[:, None]
+    G += X.sq[None, :]
+    return G, err, gamma
+
+
+def _open(est: np.ndarray, err: np.ndarray, rel: float, threshold: np.ndarray, metric: str) -> np.ndarray:
+    """The pairs whose reference distance may be at most ``threshold`` (one per row of ``est``)."""
+    t = threshold if metric == "cosine" else threshold * threshold
+    t = t * (1.0 + rel) + (rel if metric == "cosine" else 0.0)
+    return est - err <= t[:, None]
+
+
+def _tiles(n_rows: int, n_cols: int, budget: int) -> Iterator[tuple[slice, slice]]:
+    """Blocks of rows and columns whose tile holds about ``budget`` bytes."""
+    cols = max(1, min(n_cols, budget // (8 * _TILE_VALUES)))
+    rows = max(1, budget // (8 * _TILE_VALUES * cols))
+    for c in range(0, n_cols, cols):
+        for r in range(0, n_rows, rows):
+            yield slice(r, min(r + rows, n_rows)), slice(c, min(c + cols, n_cols))
+
+
+def _ref_pairs(Q: _Rows, X: _Rows, rows: np.ndarray, cols: np.ndarray, budget: int) -> np.ndarray:
+    """Reference distances between ``Q.raw[rows]`` and ``X.raw[cols]`` (pairwise)."""
+    if len(rows) == 0:
+        return np.empty(0)
+    ref = Reference(X.raw, X.metric)
+    return ref.pair_distances(ref.prepare(Q.raw), rows, cols, budget)
+
+
+def _block_best(
+    Q: _Rows, X: _Rows, est: np.ndarray, err: np.ndarray, rel: float, depth: int, budget: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every pair of the tile that may be among its row's ``depth`` nearest within the tile
+    (excluded pairs hold ``inf`` in ``est``): ``(rows, cols, dist)``, exact distances."""
+    m, b = est.shape
+    kk = min(depth, b)
+    first = np.argpartition(est, kk - 1, axis=1)[:, :kk] if kk < b else np.broadcast_to(np.arange(b), (m, b))
+    rows = np.repeat(np.arange(m), kk)
+    cols = np.asarray(first).ravel()
+    finite = np.isfinite(est[rows, cols])
+    d = np.full(len(rows), np.inf)
+    d[finite] = _ref_pairs(Q, X, rows[finite], cols[finite], budget)
+    bound = d.reshape(m, kk).max(axis=1)  # inf: fewer than depth rows left in the tile
+    bound[~np.isfinite(bound)] = np.inf
+    keep = _open(est, err, rel, bound, Q.metric) & np.isfinite(est)
+    r, c = np.nonzero(keep)
+    return r, c, _ref_pairs(Q, X, r, c, budget)
+
+
+def merge_lists(
+    dist: np.ndarray, idx: np.ndarray, lengths: np.ndarray, rows: np.ndarray, cols: np.ndarray, cand: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Lists ``(dist, idx)`` (one per row, ``inf``/``-1`` padded) merged with the candidates
+    ``(rows, cols, cand)`` (row of the list, row number, distance): the first ``lengths[r]``
+    of each row's union in the order (distance, row number).  A candidate already in its
+    row's list must not be given again."""
+    n, width = idx.shape
+    valid = idx >= 0
+    lr = np.nonzero(valid)[0]
+    all_rows = np.concatenate([lr, np.asarray(rows, dtype=np.intp)])
+    all_idx = np.concatenate([idx[valid], np.asarray(cols, dtype=np.intp)])
+    all_dist = np.concatenate([dist[valid], np.asarray(cand, dtype=np.float64)])
+    order = np.lexsort((all_idx, all_dist, all_rows))
+    all_rows, all_idx, all_dist = all_rows[order], all_idx[order], all_dist[order]
+    starts = np.searchsorted(all_rows, np.arange(n))
+    rank = np.arange(len(all_rows)) - starts[all_rows]
+    keep = rank < np.asarray(lengths)[all_rows]
+    out_dist = np.full((n, width), np.inf)
+    out_idx = np.full((n, width), -1, dtype=np.intp)
+    out_dist[all_rows[keep], rank[keep]] = all_dist[keep]
+    out_idx[all_rows[keep], rank[keep]] = all_idx[keep]
+    return out_dist, out_idx
+
+
+def exact_lists(
+    X: Matrix, queries: np.ndarray, depth: int, metric: str, *, working_memory: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The exact ``depth`` nearest other rows of the rows ``queries`` of ``X``.
+
+    Parameters
+    ----------
+    X : ndarray or CSR matrix of shape (n_samples, n_features)
+        All rows (validated).
+    queries : ndarray of int
+        The rows whose lists are wanted; each one's own row is left out (its duplicates stay).
+    depth : int
+        Entries per list, at most ``n_samples - 1``.
+    metric : {"euclidean", "cosine"}
+    working_memory : int, default=None
+        MiB of a tile; None: the package's setting.
+
+    Returns
+    -------
+    dist : ndarray of shape (len(queries), depth), float64
+        Reference distances, ascending.
+    idx : ndarray of shape (len(queries), depth), intp
+        Row numbers; at equal distance the lower first: what ``loo_kneighbors`` returns from
+        any exact backend.
+    """
+    queries = np.asarray(queries, dtype=np.intp)
+    budget = working_memory_bytes(working_memory=working_memory)
+    rows_all = _Rows(X, metric)
+    Q = rows_all.take(queries)
+    m, n = len(queries), rows_all.n
+    found_r, found_c, found_d = [], [], []
+    for rs, cs in _tiles(m, n, budget):
+        Qb, Xb = Q.take(rs), rows_all.take(cs)
+        est, err, rel = _tile(Qb, Xb)
+        own = queries[rs] - cs.start
+        inside = (own >= 0) & (own < est.shape[1])
+        est[np.flatnonzero(inside), own[inside]] = np.inf
+        r, c, d = _block_best(Qb, Xb, est, err, rel, depth, budget)
+        found_r.append(r + rs.start)
+        found_c.append(c + cs.start)
+        found_d.append(d)
+    empty_d = np.full((m, depth), np.inf)
+    empty_i = np.full((m, depth), -1, dtype=np.intp)
+    return merge_lists(empty_d, empty_i, np.full(m, depth), np.concatenate(found_r or [np.zeros(0, np.intp)]),
+                       np.concatenate(found_c or [np.zeros(0, np.intp)]), np.concatenate(found_d or [np.zeros(0)]))
+
+
+def entering_pairs(
+    X_old: Matrix, radii: np.ndarray, X_new: Matrix, metric: str, *, working_memory: int | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pairs (old row, new row) whose reference distance is strictly below the old row's
+    radius: the new rows that enter an old row's list (numbered after every old row, a new
+    row at the radius stays out).
+
+    Returns
+    -------
+    rows : ndarray of int
+        Old row numbers.
+    cols : ndarray of int
+        New row numbers (0 for the first new row).
+    dist : ndarray of float64
+        Their reference distances.
+    """
+    budget = working_memory_bytes(working_memory=working_memory)
+    old, new = _Rows(X_old, metric), _Rows(X_new, metric)
+    radii = np.asarray(radii, dtype=np.float64)
+    out_r, out_c, out_d = [], [], []
+    for rs, cs in _tiles(old.n, new.n, budget):
+        Ob, Nb = old.take(rs), new.take(cs)
+        est, err, rel = _tile(Ob, Nb)
+        r, c = np.nonzero(_open(est, err, rel, radii[rs], metric))
+        d = _ref_pairs(Ob, Nb, r, c, budget)
+        inside = d < radii[rs][r]
+        out_r.append(r[inside] + rs.start)
+        out_c.append(c[inside] + cs.start)
+        out_d.append(d[inside])
+    if not out_r:
+        return np.zeros(0, np.intp), np.zeros(0, np.intp), np.zeros(0)
+    return np.concatenate(out_r), np.concatenate(out_c), np.concatenate(out_d)
