@@ -26,6 +26,7 @@ from ._commands import (
 )
 from ._common import DEFAULT_METRICS, FORMATS, CLIError, Parser, progress_listener, show_warning
 from ._data import add_data_args, add_scale_arg
+from ._explain import add_explain_parser
 from ._models import add_backend_args
 
 
@@ -135,6 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "CSV; not with --scores)")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_predict)
+
+    add_explain_parser(sub)
 
     p = sub.add_parser("reproduce", help="recompute a paper's tables and figures beside the paper's numbers")
     p.add_argument("paper", metavar="PAPER", help=f"{', '.join(list_papers())}, or 'all'")
