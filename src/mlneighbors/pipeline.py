@@ -6,6 +6,7 @@ from typing import Any
 
 from sklearn.pipeline import Pipeline as _SklearnPipeline
 from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted
 
 from ._docstrings import fill_doc
 
@@ -43,6 +44,10 @@ class Pipeline(_SklearnPipeline):
 
     Attributes
     ----------
+    training_ids_ : ndarray of shape (n_training_rows,)
+        The identifiers of the final model's training rows (int64 or strings), which
+        :meth:`partial_fit` extends and :meth:`forget` removes from.  :meth:`partial_fit`
+        and :meth:`forget` change the final model only: the fitted transforms are kept.
     label_names_ : list of str
         The label names of the file the command line fitted it on (set by ``mlneighbors
         fit``; absent otherwise).
@@ -120,6 +125,77 @@ class Pipeline(_SklearnPipeline):
         for _, _, transform in self._iter(with_final=False):
             Xt = transform.transform(Xt)
         return self.steps[-1][1].explain(Xt, label_names=getattr(self, "label_names_", None))
+
+    # -- live models: rows added and removed without refitting the transforms ----------
+
+    @property
+    def training_ids_(self) -> Any:
+        """The identifiers of the final model's training rows (its ``training_ids_``)."""
+        return self.steps[-1][1].training_ids_
+
+    def _transformed(self, X: Any) -> Any:
+        Xt = X
+        for _, _, transform in self._iter(with_final=False):
+            Xt = transform.transform(Xt)
+        return Xt
+
+    @available_if(_final_has("partial_fit"))
+    @fill_doc
+    def partial_fit(self, X: Any, y: Any, ids: Any = None) -> Pipeline:
+        """Add labelled rows to the final model: ``X`` through the fitted transforms as they
+        are, then the final model's ``partial_fit``.
+
+        The transforms are not refitted: a scaler keeps the ranges (a BLDA its projection)
+        learned from the rows of ``fit``.  The result therefore differs from fitting the
+        whole Pipeline on all the rows wherever a transform learns from its rows (a scaler,
+        BLDA); it equals that fit when there is no such step.  Refit to take the new rows
+        into the transforms too.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The new rows, with the features the Pipeline was fitted on.
+        y : {array-like, sparse matrix} of shape (n_samples, n_labels)
+            Their labels.
+        {ids_parameter}
+
+        Returns
+        -------
+        self : Pipeline
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from mlneighbors import BRkNN, Pipeline
+        >>> X, Y = np.array([[0.0], [0.1], [1.0], [1.1]]), np.array([[1, 0], [1, 0], [0, 1], [0, 1]])
+        >>> model = Pipeline([("model", BRkNN(1))]).fit(X[:2], Y[:2])
+        >>> model.partial_fit(X[2:], Y[2:]).training_ids_
+        array([0, 1, 2, 3])
+        """
+        check_is_fitted(self)
+        self.steps[-1][1].partial_fit(self._transformed(X), y, ids=ids)
+        return self
+
+    @available_if(_final_has("forget"))
+    def forget(self, ids: Any) -> Pipeline:
+        """Remove training rows by identifier: the final model's ``forget``.
+
+        The fitted transforms are kept as they are: a scaler's ranges (a BLDA's projection)
+        still reflect the forgotten rows, which a refit on the remaining rows would not.
+
+        Parameters
+        ----------
+        ids : array-like of int or str
+            Identifiers among ``training_ids_``; an unknown or repeated one is a
+            ``ValueError`` naming it, and nothing is removed.
+
+        Returns
+        -------
+        self : Pipeline
+        """
+        check_is_fitted(self)
+        self.steps[-1][1].forget(ids)
+        return self
 
 
 def upgraded(model: Any) -> Any:

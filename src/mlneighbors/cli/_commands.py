@@ -27,6 +27,7 @@ from ._common import (
     relay_warnings,
 )
 from ._data import Data, describe_scale, labels_of, load, read_file, scale_for
+from ._live import load_with_ids
 from ._models import (
     apply_backend,
     auto_note,
@@ -313,7 +314,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
     check_out_file(args.out, "fit")
     args.outputs = Outputs(args.out)
     prepare_folder(os.path.dirname(os.path.abspath(args.out)), args.outputs)
-    data = load(args, "fit", whole=True)
+    data, ids = load_with_ids(args, "fit")  # ids: None without --id-column
     exact_note(backend_name, data.train.X, "fit", args.quiet)
     auto_note(backend_name, backend_params, data.train.X, models, args.quiet)
     scale = scale_for(args, data.train.X)
@@ -331,7 +332,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            pipeline.fit(data.train.X, labels_of(data.train))
+            pipeline.fit(data.train.X, labels_of(data.train), **({"model__ids": ids} if ids is not None else {}))
         except InvalidParameterError as exc:
             raise CLIError(f"mlneighbors fit: {exc}") from None
         except ValueError as exc:  # the data it happened on, which scikit-learn's messages do not name

@@ -27,6 +27,7 @@ from ._commands import (
 from ._common import DEFAULT_METRICS, FORMATS, CLIError, Parser, progress_listener, show_warning
 from ._data import add_data_args, add_scale_arg
 from ._explain import add_explain_parser
+from ._live import add_id_column_arg, add_live_parsers
 from ._models import add_backend_args
 
 
@@ -117,6 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--include-index", action="store_true",
                    help="save the built approximate index in the model file: predict then builds nothing "
                         "(a larger file; the exact search is always rebuilt, in a fraction of a second)")
+    add_id_column_arg(p)
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_fit)
 
@@ -138,6 +140,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_predict)
 
     add_explain_parser(sub)
+
+    add_live_parsers(sub)
 
     p = sub.add_parser("reproduce", help="recompute a paper's tables and figures beside the paper's numbers")
     p.add_argument("paper", metavar="PAPER", help=f"{', '.join(list_papers())}, or 'all'")
