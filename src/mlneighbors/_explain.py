@@ -252,7 +252,7 @@ class Explanation:
         Parameters
         ----------
         **kwargs : dict
-            Passed to :func:`json.dumps` (``indent=2``, ...).
+            Passed to ``json.dumps`` (``indent=2``, ...).
 
         Returns
         -------
