@@ -562,3 +562,26 @@ def test_an_approximate_inner_index_calibrates_every_shard_and_reports_the_recal
     assert abs(low - model.low_recall_share_) <= 4 * np.sqrt(max(low * (1 - low), 1e-3) * (1 / 1000 + 1 / len(X)))
     local = MLkNN(10, backend="hnswlib", backend_params={"recall": 0.9}).fit(X, Y)
     assert (local.predict(X[:500]) == model.predict(X[:500])).mean() > 0.97
+
+
+# ------------------------------------------------------------------ live models
+
+
+@pytest.mark.parametrize("model", ["mlknn", "brknn"])
+def test_live_updates_on_the_cluster_equal_a_refit(client, model):
+    """partial_fit and forget with backend="dask": the same model as a refit on the cluster."""
+    from mlneighbors import BRkNN
+
+    from .models.test_live import _assert_same_state, _interleave
+
+    cls = {"mlknn": MLkNN, "brknn": BRkNN}[model]
+    for live, refit, X in _interleave(lambda: cls(4, backend="dask"), steps=2):
+        _assert_same_state(live, refit, X[:9])
+
+
+def test_live_updates_refuse_rows_on_the_cluster(client, rng):
+    X = rng.standard_normal((40, 4))
+    Y = (X[:, :3] > 0).astype(int)
+    model = MLkNN(4, backend="dask").fit(da.from_array(X, chunks=(20, -1)), Y)
+    with pytest.raises(ValueError, match="fitted on a dask array"):
+        model.forget([3])

@@ -260,7 +260,7 @@ class LiveModel:
                 keep = np.ones(self._fit_X.shape[0], dtype=bool)
                 keep[remove] = False
                 X, Y, ids = self._fit_X[keep], _rows(self._Y, keep), self.training_ids_[keep]
-            y = Y if self._multilabel else np.asarray(self.classes_)[
+            y = Y.astype(np.dtype(self._y_dtype)) if self._multilabel else np.asarray(self.classes_)[
                 np.argmax(Y.toarray() if sp.issparse(Y) else Y, axis=1)]
             self._refit_rows(X, y, ids)
             return
