@@ -159,7 +159,7 @@ def test_update_predicts_as_a_fit_on_the_combined_file(problem, tmp_path, capsys
     capsys.readouterr()
     assert main(["update", str(model_file), str(new), "--id-column", "id"]) == 0
     out = capsys.readouterr()
-    assert f"wrote {model_file}: 15 rows of {new} added; 40 training rows" in out.out
+    assert f"wrote {model_file}: 15 training rows of {new} added; 40 training rows in all" in out.out
     assert "note:" not in out.err  # no transform kept: nothing to say
     code, whole = _fit(tmp_path, both, "whole.skops", "--id-column", "id", "--scale", "none")
     assert code == 0
@@ -220,7 +220,7 @@ def test_forget_predicts_as_a_fit_on_the_remaining_rows(given, problem, tmp_path
         (tmp_path / "gone.txt").write_text("\n".join(ids[i] for i in gone) + "\n\n")
     capsys.readouterr()
     assert main(["forget", str(model_file), "--ids", spec]) == 0
-    assert f"wrote {model_file}: 4 rows forgotten; 36 training rows" in capsys.readouterr().out
+    assert f"wrote {model_file}: 4 training rows forgotten; 36 training rows left" in capsys.readouterr().out
     keep = [i for i in range(40) if i not in gone]
     code, rest = _fit(tmp_path, _csv(tmp_path / "rest.csv", X[keep], Y[keep], [ids[i] for i in keep]),
                       "rest.skops", "--id-column", "id", "--scale", "none")
@@ -321,3 +321,77 @@ def test_a_process_killed_while_saving_leaves_the_old_file_whole(problem, tmp_pa
     assert proc.returncode == -signal.SIGKILL
     assert model_file.read_bytes() == before
     assert len(mlneighbors.load(model_file).training_ids_) == 40
+
+
+def test_an_index_saved_with_the_model_is_saved_again(problem, tmp_path, capsys):
+    pytest.importorskip("hnswlib")
+    from mlneighbors.cli._live import _had_index
+
+    X, Y = problem
+    code, model_file = _fit(tmp_path, _csv(tmp_path / "first.csv", X[:30], Y[:30]), "model.skops",
+                            "--backend", "hnswlib", "--include-index")
+    assert code == 0 and _had_index(model_file)
+    assert main(["update", str(model_file), str(_csv(tmp_path / "new.csv", X[30:], Y[30:])), "--quiet"]) == 0
+    assert _had_index(model_file)
+    assert main(["forget", str(model_file), "--ids", "3", "--out", str(tmp_path / "less.skops"), "--quiet"]) == 0
+    assert _had_index(tmp_path / "less.skops")
+    code, plain = _fit(tmp_path, _csv(tmp_path / "plain.csv", X, Y), "plain.skops")
+    assert main(["forget", str(plain), "--ids", "3", "--quiet"]) == 0 and not _had_index(plain)
+
+
+def test_update_of_a_model_with_string_identifiers_needs_the_new_ones(problem, tmp_path, capsys):
+    X, Y = problem
+    code, model_file = _fit(tmp_path, _csv(tmp_path / "first.csv", X[:30], Y[:30], [f"r{i}" for i in range(30)]),
+                            "model.skops", "--id-column", "id")
+    capsys.readouterr()
+    assert main(["update", str(model_file), str(_csv(tmp_path / "new.csv", X[30:], Y[30:]))]) == 2
+    assert "--id-column" in _error(capsys)
+
+
+def test_blda_bknn_says_its_projection_is_kept(problem, tmp_path, capsys):
+    X, Y = problem
+    model_file = tmp_path / "model.skops"
+    assert main(["fit", "blda-bknn", str(_csv(tmp_path / "first.csv", X[:30], Y[:30])), "--label-columns",
+                 ",".join(LABELS), "--scale", "none", "--out", str(model_file), "--quiet"]) == 0
+    assert main(["update", str(model_file), str(_csv(tmp_path / "new.csv", X[30:], Y[30:]))]) == 0
+    err = capsys.readouterr().err
+    assert "the transform (BLDA) fitted on the original rows is kept" in err and "re-project" in err
+    assert len(mlneighbors.load(model_file).training_ids_) == 40
+
+
+# --------------------------------------------------------------------------------------
+# Pipeline.partial_fit and Pipeline.forget: the final model's, after the kept transforms
+# --------------------------------------------------------------------------------------
+
+
+def test_pipeline_updates_its_model_through_the_fitted_transforms(problem):
+    from sklearn.base import clone
+    from sklearn.preprocessing import MinMaxScaler
+
+    from mlneighbors import MLkNN, Pipeline
+
+    X, Y = problem
+    pipe = Pipeline([("scale", MinMaxScaler()), ("model", MLkNN(3))]).fit(X[:30], Y[:30], model__ids=range(30))
+    scaler = clone(pipe.steps[0][1]).fit(X[:30])  # the ranges of the first rows: kept
+    alone = MLkNN(3).fit(scaler.transform(X[:30]), Y[:30])
+    assert pipe.partial_fit(X[30:], Y[30:]) is pipe
+    alone.partial_fit(scaler.transform(X[30:]), Y[30:])
+    np.testing.assert_array_equal(pipe.steps[0][1].data_max_, X[:30].max(axis=0))
+    np.testing.assert_allclose(pipe.predict_proba(X), alone.predict_proba(scaler.transform(X)))
+    assert pipe.training_ids_.tolist() == list(range(40))
+    assert pipe.forget([0, 39]) is pipe and pipe.training_ids_.tolist() == list(range(1, 39))
+    with pytest.raises(ValueError, match="77"):
+        pipe.forget([77])
+    assert len(pipe.training_ids_) == 38
+
+
+def test_pipeline_offers_the_methods_its_final_step_has():
+    from sklearn.linear_model import LinearRegression
+    from sklearn.preprocessing import MinMaxScaler
+
+    from mlneighbors import BRkNN, Pipeline
+
+    other = Pipeline([("scale", MinMaxScaler()), ("model", LinearRegression())])
+    assert not hasattr(other, "partial_fit") and not hasattr(other, "forget")
+    unfitted = Pipeline([("model", BRkNN(1))])
+    assert hasattr(unfitted, "partial_fit") and not hasattr(unfitted, "training_ids_")

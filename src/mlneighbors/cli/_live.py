@@ -86,7 +86,7 @@ def _typed(values: list[str]) -> Any:
         return np.array(values, dtype=str)
 
 
-def _csv_ids(path: str, column: str, cmd: str) -> tuple[list[str], str]:
+def _csv_ids(path: str, column: str, cmd: str) -> tuple[list[str] | None, str]:
     """The cells of ``column`` in the data rows of a CSV file (rows wholly empty skipped, as
     the reader skips them), and the file's text with those cells numbered 0, 1, ... so that
     the reader takes the column for numbers whatever the identifiers are."""
@@ -96,7 +96,7 @@ def _csv_ids(path: str, column: str, cmd: str) -> tuple[list[str], str]:
         with opener(path, "rt", encoding="utf-8", newline="") as fh:
             rows = list(csv.reader(fh, delimiter=sep))
     except (OSError, UnicodeDecodeError, csv.Error):
-        return [], ""  # the reader says what is wrong with the file
+        return None, ""  # the reader says what is wrong with the file
     if not rows or column not in rows[0]:
         columns = ", ".join(repr(c) for c in (rows[0] if rows else [])[:20])
         raise CLIError(f"mlneighbors {cmd}: {path} has no column {column!r} (--id-column); its columns: "
@@ -158,6 +158,9 @@ def _read_with_ids(path: str, args: argparse.Namespace, cmd: str) -> tuple[Any, 
         cells = [str(v) for v in ids]
     else:
         cells, text = _csv_ids(path, column, cmd)
+        if cells is None:  # not readable as text: the reader's own words on why
+            read_file(path, args, cmd)
+            raise CLIError(f"mlneighbors {cmd}: {path}: cannot read the identifier column {column!r}")
         options = _file_options(args)
         _check_flags(path, options, cmd)
         folder = tempfile.mkdtemp(prefix="mlneighbors-ids-")
@@ -260,6 +263,9 @@ def write_model(model: Any, path: str, cmd: str, *, include_index: bool) -> None
     from .. import save
     from .._files import atomic_path
 
+    final = model.steps[-1][1] if getattr(model, "steps", None) else model
+    if include_index and hasattr(final, "recall_"):
+        final.recall_  # noqa: B018 - builds the index again (an update drops it), so that it is saved
     try:
         with atomic_path(path) as tmp:
             save(model, tmp, include_index=include_index)
@@ -269,6 +275,10 @@ def write_model(model: Any, path: str, cmd: str, *, include_index: bool) -> None
         raise CLIError(f"mlneighbors {cmd}: cannot write {path}: {' '.join(str(exc).split())}") from None
     except OSError as exc:
         raise CLIError(f"mlneighbors {cmd}: cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _rows(n: int) -> str:
+    return f"{n} training row{'' if n == 1 else 's'}"
 
 
 def _target(args: argparse.Namespace, cmd: str) -> str:
@@ -285,15 +295,17 @@ def _transforms_note(model: Any, cmd: str, quiet: bool) -> None:
     kept = [est for _, est in getattr(model, "steps", [])[:-1] if est not in (None, "passthrough")]
     if not kept:
         return
-    what = " and ".join(f"the {'scaler' if 'Scaler' in type(e).__name__ else 'transform'} ({type(e).__name__})"
-                        for e in kept)
+    scalers = ["Scaler" in type(e).__name__ for e in kept]
+    what = " and ".join(f"the {'scaler' if scaler else 'transform'} ({type(e).__name__})"
+                        for e, scaler in zip(kept, scalers, strict=True))
     verb = "is" if len(kept) == 1 else "are"
+    redo = " and ".join(([ "rescale"] if any(scalers) else []) + (["re-project"] if not all(scalers) else []))
     if cmd == "update":
         note(f"{what} fitted on the original rows {verb} kept, not refitted with the new rows; a refit on all "
-             "rows ('mlneighbors fit') would rescale", quiet)
+             f"rows ('mlneighbors fit') would {redo}", quiet)
     else:
         note(f"{what} fitted with the forgotten rows among the original ones {verb} kept; a refit on the "
-             "remaining rows ('mlneighbors fit') would rescale", quiet)
+             f"remaining rows ('mlneighbors fit') would {redo}", quiet)
 
 
 # --------------------------------------------------------------------------------------
@@ -316,7 +328,7 @@ def _reference(model: Any, path: str) -> Any:
     X = sp.csr_matrix((0, d)) if base is not None else np.empty((0, d))
     return Dataset(X, np.empty((0, len(labels)), dtype=np.int8),
                    list(features) if features is not None else [f"f{j}" for j in range(d)], labels,
-                   source=path, named=features is not None, index_base=base)
+                   source=f"of {path}", named=features is not None, index_base=base)
 
 
 def _match(data: Any, reference: Any, path: str, cmd: str) -> Any:
@@ -359,6 +371,9 @@ def cmd_update(args: argparse.Namespace) -> int:
         data = _match(data, reference, args.data, "update")
     else:
         data, ids = read_file(args.data, args, "update", like=reference), None
+    if ids is None and model.training_ids_.dtype.kind == "U":
+        raise CLIError(f"mlneighbors update: the rows of {args.model_file} are known by string identifiers; give "
+                       f"the identifiers of the new rows with --id-column NAME (a column of {args.data})")
     X = _storage_for(model, data.X)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -373,8 +388,8 @@ def cmd_update(args: argparse.Namespace) -> int:
     write_model(model, target, "update", include_index=_had_index(args.model_file))
     _transforms_note(model, "update", args.quiet)
     if not args.quiet:
-        print(f"wrote {target}: {data.n_samples} rows of {args.data} added; {len(model.training_ids_)} training "
-              "rows")
+        print(f"wrote {target}: {_rows(data.n_samples)} of {args.data} added; {_rows(len(model.training_ids_))} "
+              "in all")
     return 0
 
 
@@ -424,6 +439,6 @@ def cmd_forget(args: argparse.Namespace) -> int:
     write_model(model, target, "forget", include_index=_had_index(args.model_file))
     _transforms_note(model, "forget", args.quiet)
     if not args.quiet:
-        print(f"wrote {target}: {n - len(model.training_ids_)} rows forgotten; {len(model.training_ids_)} "
-              "training rows")
+        print(f"wrote {target}: {_rows(n - len(model.training_ids_))} forgotten; "
+              f"{_rows(len(model.training_ids_))} left")
     return 0
