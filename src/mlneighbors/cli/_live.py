@@ -34,8 +34,9 @@ from ._data import (
     read_file,
 )
 
-ID_COLUMN_HELP = ("the column (CSV) or numeric attribute (ARFF) of DATA holding the rows' identifiers (unique "
-                  "integers or strings): neither a feature nor a label; 'mlneighbors forget' removes rows by them")
+ID_COLUMN_HELP = ("the column of DATA holding the rows' unique identifiers (CSV: integers or strings; ARFF: a "
+                  "numeric attribute of integers): neither a feature nor a label; 'mlneighbors forget' removes "
+                  "rows by them")
 
 
 def add_id_column_arg(p: argparse.ArgumentParser, what: str = "DATA") -> None:
@@ -53,6 +54,9 @@ def add_live_parsers(sub: Any) -> None:
     p.add_argument("model_file", metavar="MODEL_FILE", help="a model written by 'mlneighbors fit'")
     add_data_args(p, test=False, data_help="the new labelled rows: ARFF, libsvm, .mat or CSV, read as "
                   "'mlneighbors fit' reads its file")
+    for action in p._actions:  # the new rows, as the description calls them
+        if action.dest == "data":
+            action.metavar = "ROWS"
     add_id_column_arg(p, "ROWS")
     p.add_argument("--out", metavar="FILE", help="write the updated model here (default: replace MODEL_FILE)")
     p.add_argument("--quiet", action="store_true")
@@ -412,7 +416,7 @@ def _ids_given(text: str, training_ids: Any, cmd: str) -> Any:
         source = f"the file {text}"
     else:
         values = [part.strip() for part in text.split(",")]
-        source = "--ids"
+        source = "--ids" if "," in text else f"--ids (no file {text!r} exists)"
     values = [v for v in values if v]
     if not values:
         raise CLIError(f"mlneighbors {cmd}: {source} gives no identifier")
@@ -434,7 +438,8 @@ def cmd_forget(args: argparse.Namespace) -> int:
     try:
         model.forget(ids)
     except ValueError as exc:
-        raise CLIError(f"mlneighbors forget: {args.model_file}: {' '.join(str(exc).split())}; nothing "
+        hint = "" if "," in args.ids or os.path.isfile(args.ids) else f" (and no file {args.ids!r} exists)"
+        raise CLIError(f"mlneighbors forget: {args.model_file}: {' '.join(str(exc).split())}{hint}; nothing "
                        "written") from None
     write_model(model, target, "forget", include_index=_had_index(args.model_file))
     _transforms_note(model, "forget", args.quiet)
