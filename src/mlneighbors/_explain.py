@@ -615,6 +615,10 @@ _TERMS: dict[str, Callable[..., tuple]] = {
 }
 
 
+#: the models whose neighbours are found per label (shape (n, L, b)), explained by :func:`_bknn`
+_PER_LABEL = {"mlneighbors.bknn.BKNN"}
+
+
 def _neighbour_labels(model: Any, idx: np.ndarray) -> np.ndarray:
     """The label rows of the neighbours ``idx`` (any shape; -1: none, zeros), int8."""
     flat = idx.reshape(-1)
@@ -703,11 +707,11 @@ class Explainable:
         check_is_fitted(self, "_fit_X")
         Xv = self._validate_queries(X)
         name = type(self).__name__
-        hook = next((_TERMS[f"{cls.__module__}.{cls.__name__}"] for cls in type(self).__mro__
-                     if f"{cls.__module__}.{cls.__name__}" in _TERMS), _generic)
-        if hasattr(self, "thresholds_") and hasattr(self, "sigma_"):  # BKNN: per-label neighbours
+        paths = [f"{cls.__module__}.{cls.__name__}" for cls in type(self).__mro__]
+        if any(path in _PER_LABEL for path in paths):  # BKNN: the nearest members of every label
             dist, idx, found = _bknn(self, Xv)
         else:
+            hook = next((_TERMS[path] for path in paths if path in _TERMS), _generic)
             dist, idx = self._query(Xv, self.n_neighbors_)
             found = hook(self, Xv, idx)
         terms, raw, decisions, rule, row_terms, neighbor_terms = found

@@ -214,3 +214,19 @@ def test_sparse_labels(rng):
     e = model.explain(Q)
     assert np.array_equal(e.scores, model.predict_proba(Q))
     assert np.array_equal(e.neighbor_labels, Y[e.rows])
+
+
+@pytest.mark.parametrize("model", classifiers(lambda m: hasattr(m, "partial_fit")))
+def test_a_live_model_explains_with_the_rows_it_has_now(model, rng):
+    X, Y, Q = _data(rng)
+    fitted = _fit(model, X[:30], Y[:30], ids=[f"old{i}" for i in range(30)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fitted.partial_fit(X[30:], Y[30:], ids=[f"new{i}" for i in range(30, len(X))])
+        fitted.forget(["old0", "old1", "old2"])
+    e = fitted.explain(Q)
+    assert np.array_equal(e.scores, fitted.predict_proba(Q))
+    assert np.array_equal(e.predictions, fitted.predict(Q).astype(bool))
+    found = e.rows >= 0
+    assert np.array_equal(e.ids[found], fitted.training_ids_[e.rows[found]])
+    assert not np.isin(["old0", "old1", "old2"], e.ids).any() and np.char.startswith(e.ids[found], "new").any()
