@@ -395,3 +395,13 @@ def test_pipeline_offers_the_methods_its_final_step_has():
     assert not hasattr(other, "partial_fit") and not hasattr(other, "forget")
     unfitted = Pipeline([("model", BRkNN(1))])
     assert hasattr(unfitted, "partial_fit") and not hasattr(unfitted, "training_ids_")
+
+
+def test_out_must_name_a_file(problem, tmp_path, capsys):
+    X, Y = problem
+    code, model_file = _fit(tmp_path, _csv(tmp_path / "all.csv", X, Y))
+    before = model_file.read_bytes()
+    (tmp_path / "folder").mkdir()
+    capsys.readouterr()
+    assert main(["forget", str(model_file), "--ids", "1", "--out", str(tmp_path / "folder")]) == 2
+    assert "is a folder" in _error(capsys) and model_file.read_bytes() == before
