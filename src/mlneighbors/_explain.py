@@ -621,6 +621,10 @@ _PER_LABEL = {"mlneighbors.bknn.BKNN"}
 
 def _neighbour_labels(model: Any, idx: np.ndarray) -> np.ndarray:
     """The label rows of the neighbours ``idx`` (any shape; -1: none, zeros), int8."""
+    from ._config import check_fits
+
+    check_fits(idx.size * model.n_labels_, "explain's neighbour label rows (rows x neighbours x labels, int8): "
+               f"explain fewer rows than {idx.shape[0]}")
     flat = idx.reshape(-1)
     found = flat >= 0
     out = np.zeros((flat.size, model.n_labels_), dtype=np.int8)

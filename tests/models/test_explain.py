@@ -230,3 +230,14 @@ def test_a_live_model_explains_with_the_rows_it_has_now(model, rng):
     found = e.rows >= 0
     assert np.array_equal(e.ids[found], fitted.training_ids_[e.rows[found]])
     assert not np.isin(["old0", "old1", "old2"], e.ids).any() and np.char.startswith(e.ids[found], "new").any()
+
+
+def test_rows_whose_neighbour_labels_do_not_fit_are_refused_naming_the_estimate(rng, monkeypatch):
+    import mlneighbors._config
+
+    X, Y, Q = _data(rng)
+    model = _fit(MLkNN(n_neighbors=4), X, Y)
+    monkeypatch.setattr(mlneighbors._config, "available_memory", lambda: len(Q) * 4 * Y.shape[1] - 1)
+    with pytest.raises(MemoryError, match="explain's neighbour label rows .* explain fewer rows than 15"):
+        model.explain(Q)
+    assert len(model.explain(Q[:14])) == 14  # what fits is explained

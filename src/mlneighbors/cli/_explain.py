@@ -64,7 +64,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
         raise CLIError(f"mlneighbors explain: {args.data} holds no rows")
     if n > args.rows:
         note(f"explaining the first {args.rows} of the {n} rows of {args.data} (--rows N for more)", args.quiet)
-    explanation = model.explain(X[: args.rows])
+    try:
+        explanation = model.explain(X[: args.rows])
+    except MemoryError as exc:  # the neighbours' label rows of too many rows: the estimate, in one line
+        raise CLIError(f"mlneighbors explain: {' '.join(str(exc).split())} (--rows)") from None
     if args.format == "json":
         sys.stdout.write(explanation.to_json(indent=2) + "\n")
     else:
