@@ -43,9 +43,13 @@ from ._docstrings import fill_doc
 from ._ids import check_ids, default_ids, id_kind, positions_of
 from ._targets import validate_training_data
 from .exceptions import LabelWarning
-from .neighbors._internal import entering_pairs, exact_lists, is_dask_array, merge_lists
+from .neighbors import ExactIndex
+from .neighbors._internal import entering_pairs, exact_lists, is_dask_array, merge_lists, row_norms_sq
 
 __all__ = ["LiveModel", "UpdateDelta", "list_depth"]
+
+#: up to this many rows added at once, their lists come from the kernel's tiles (no index built)
+_KERNEL_ROWS = 32
 
 
 def list_depth(k: int, n: int) -> int:
@@ -311,6 +315,9 @@ class LiveModel:
             self._loo_idx, self._loo_dist = lists, dist
             delta.come.append((count_matrix(lists[touched_now, :k], Y), _rows(Y, touched_now)))
             delta.changed = touched_now
+        sq = self.__dict__.pop("_live_sq", None)
+        if sq is not None and len(sq) == n:
+            self._live_sq = sq[keep]
         self._fit_X, self._Y, self.training_ids_ = X, Y, self.training_ids_[keep]
 
     def _add_rows(self, Xn: Any, Yn: Any, ids: np.ndarray, delta: UpdateDelta) -> None:
@@ -319,13 +326,15 @@ class LiveModel:
         Y = _stack(self._Y, Yn)
         delta.added_labels = Yn
         lists = self.__dict__.get("_loo_idx")
+        sq = None
         if lists is not None:
             k = self.n_neighbors_
             dist = self._loo_dist
             metric = self._index_metric()
             lengths = (lists >= 0).sum(axis=1)
             radii = np.where(lengths > 0, dist[np.arange(n), np.maximum(lengths - 1, 0)], np.inf)
-            r, c, d = entering_pairs(self._fit_X, radii, Xn, metric)
+            sq = self._live_norms()
+            r, c, d = entering_pairs(self._fit_X, radii, Xn, metric, sq_old=sq)
             changed = np.unique(r)
             delta.gone.append((count_matrix(lists[changed, :k], self._Y), _rows(self._Y, changed)))
             local = np.searchsorted(changed, r)
@@ -333,8 +342,7 @@ class LiveModel:
             dist, lists = dist.copy(), lists.copy()
             dist[changed], lists[changed] = d_c, i_c
             width = lists.shape[1]
-            depth = list_depth(k, n + m)
-            d_new, i_new = exact_lists(X, np.arange(n, n + m), min(depth, width), metric)
+            d_new, i_new = self._new_lists(Xn, X, min(list_depth(k, n + m), width), metric)
             pad = width - d_new.shape[1]
             if pad:
                 d_new = np.hstack([d_new, np.full((m, pad), np.inf)])
@@ -344,8 +352,40 @@ class LiveModel:
             delta.come.append((count_matrix(lists[changed, :k], Y), _rows(Y, changed)))
             delta.come.append((count_matrix(i_new[:, :k], Y), Yn))
             delta.changed = np.concatenate([changed, np.arange(n, n + m)])
+        if sq is not None:
+            self._live_sq = np.concatenate([sq, row_norms_sq(Xn)])
         self._fit_X, self._Y = X, Y
         self.training_ids_ = np.concatenate([self.training_ids_, ids])
+
+    def _new_lists(self, Xn: Any, X: Any, depth: int, metric: str) -> tuple[np.ndarray, np.ndarray]:
+        """The leave-one-out lists of the new rows (the last ``m`` of ``X``) among all rows: by the
+        kernel for a few rows, else by the exact engine among the old rows (its index costs a
+        pass over them) merged with the new rows' lists among themselves."""
+        n, m = X.shape[0] - Xn.shape[0], Xn.shape[0]
+        if m <= _KERNEL_ROWS:
+            return exact_lists(X, np.arange(n, n + m), depth, metric)
+        dist, idx = ExactIndex(metric=metric).build(self._fit_X).query(Xn, min(depth, n))
+        pad = depth - dist.shape[1]
+        if pad:
+            dist = np.hstack([dist, np.full((m, pad), np.inf)])
+            idx = np.hstack([idx, np.full((m, pad), -1, dtype=np.intp)])
+        own_d, own_i = exact_lists(Xn, np.arange(m), min(depth, m - 1), metric)
+        rows = np.repeat(np.arange(m), own_i.shape[1])
+        return merge_lists(dist, idx, np.full(m, depth), rows, own_i.ravel() + n, own_d.ravel())
+
+    def _live_norms(self) -> np.ndarray | None:
+        """The training rows' squared norms (euclidean), kept between updates (not saved)."""
+        if self._index_metric() != "euclidean":
+            return None
+        sq = self.__dict__.get("_live_sq")
+        if sq is None or len(sq) != self._fit_X.shape[0]:
+            sq = self._live_sq = row_norms_sq(self._fit_X)
+        return sq
+
+    def __getstate__(self) -> dict:
+        state = super().__getstate__()
+        state.pop("_live_sq", None)  # derived from the rows: computed again on the next update
+        return state
 
     def _after_update(self, delta: UpdateDelta) -> None:
         """The label statistics and the index after the rows changed."""

@@ -13,13 +13,15 @@ import pytest
 import scipy.sparse as sp
 
 import mlneighbors
+import mlneighbors._updates
 import mlneighbors.neighbors
 from mlneighbors import MLkNN
 from tests.registry import classifiers, fresh
 
 #: the state that may differ from a refit's: the index (rebuilt on use), measured recalls, lazily
-#: made caches, and the neighbour lists' margin (compared on their first k entries below)
-_NOT_COMPARED = {"_index", "_recall", "_low_recall_share", "_zero_order", "_loo_idx", "_loo_dist"}
+#: made caches (the rows' norms of updates), and the neighbour lists' margin (compared on their
+#: first k entries below)
+_NOT_COMPARED = {"_index", "_recall", "_low_recall_share", "_zero_order", "_loo_idx", "_loo_dist", "_live_sq"}
 
 
 def _make(kind, n, rng, L=4):
@@ -240,3 +242,32 @@ def test_every_exact_backend_equals_its_refit(cls, backend):
         engine = cls(n_neighbors=4).fit(X, refit._Y)
         np.testing.assert_array_equal(live.predict_proba(X[:12]), engine.predict_proba(X[:12]))
         np.testing.assert_array_equal(live.kneighbors(X[:12])[1], engine.kneighbors(X[:12])[1])
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
+@pytest.mark.parametrize("kind", ["dense", "ties", "csr", "float32"])
+def test_a_large_batch_equals_a_refit(kind, metric, monkeypatch):
+    """More rows at once than the kernel answers alone (their lists then come from the exact
+    engine among the old rows, merged with their lists among themselves), and a forget that
+    empties whole lists (the rows of one place), searched again."""
+    rng = np.random.default_rng(11)
+    X, Y = _make(kind, 120, rng)
+    make = lambda: MLkNN(5, metric=metric)  # noqa: E731
+    live = make().fit(X, Y)
+    Xa, Ya = _make(kind, 70, rng)
+    live.partial_fit(Xa, Ya)
+    X, Y = _vstack(X, Xa), np.concatenate([Y, Ya])
+    _assert_same_state(live, make().fit(X, Y), X[:20])
+    # forget a row and its 60 nearest: the lists of rows around them lose more than their margin
+    near = MLkNN(60, metric=metric).fit(X, Y).kneighbors(X[7:8])[1][0]
+    gone = np.union1d(near, [7])
+    searched = []
+    kernel = mlneighbors._updates.exact_lists
+    monkeypatch.setattr(mlneighbors._updates, "exact_lists", lambda X, q, *a, **kw: searched.append(len(q))
+                        or kernel(X, q, *a, **kw))
+    live.forget(gone)
+    if kind != "ties":  # (on the grid every row keeps duplicates enough)
+        assert sum(searched) > 0  # rows whose lists ran short were searched again
+    keep = ~np.isin(np.arange(X.shape[0]), gone)
+    _assert_same_state(live, make().fit(X[keep], Y[keep], ids=np.flatnonzero(keep)), X[:20])

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ._cache import feed
 from ._dask import check_dask_matrix
-from ._distance import check_scale, finite_top
+from ._distance import check_scale, finite_top, row_norms_sq
 from ._live import entering_pairs, exact_lists, merge_lists
 from ._protocol import (
     FLOAT_DTYPES,
@@ -47,6 +47,7 @@ __all__ = [
     "merge_lists",
     "pack_rows",
     "restore_index",
+    "row_norms_sq",
     "search",
     "unpack_rows",
 ]

@@ -95,10 +95,11 @@ def _open(est: np.ndarray, err: np.ndarray, rel: float, threshold: np.ndarray, m
     return est - err <= t[:, None]
 
 
-def _tiles(n_rows: int, n_cols: int, budget: int) -> Iterator[tuple[slice, slice]]:
-    """Blocks of rows and columns whose tile holds about ``budget`` bytes."""
-    cols = max(1, min(n_cols, budget // (8 * _TILE_VALUES)))
-    rows = max(1, budget // (8 * _TILE_VALUES * cols))
+def _tiles(n_rows: int, n_cols: int, budget: int, values: int = _TILE_VALUES) -> Iterator[tuple[slice, slice]]:
+    """Blocks of rows and columns whose tile (``values`` float64 numbers per pair) holds about
+    ``budget`` bytes."""
+    cols = max(1, min(n_cols, budget // (8 * values)))
+    rows = max(1, budget // (8 * values * cols))
     for c in range(0, n_cols, cols):
         for r in range(0, n_rows, rows):
             yield slice(r, min(r + rows, n_rows)), slice(c, min(c + cols, n_cols))
@@ -205,11 +206,34 @@ def exact_lists(
 
 
 def entering_pairs(
-    X_old: Matrix, radii: np.ndarray, X_new: Matrix, metric: str, *, working_memory: int | None = None
+    X_old: Matrix,
+    radii: np.ndarray,
+    X_new: Matrix,
+    metric: str,
+    *,
+    sq_old: np.ndarray | None = None,
+    working_memory: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The pairs (old row, new row) whose reference distance is strictly below the old row's
     radius: the new rows that enter an old row's list (numbered after every old row, a new
     row at the radius stays out).
+
+    One product per tile and one comparison per pair: the estimate ``2 x.q - ||q||^2`` of a pair
+    (euclidean; ``x_hat.q_hat`` for cosine) is compared with a threshold of its old row that
+    holds the row's squared norm, radius and error bound (the bound taken at the largest norm of
+    the tile's new rows); the pairs it leaves open are decided by their reference distances.
+
+    Parameters
+    ----------
+    X_old : ndarray or CSR matrix of shape (n_old, n_features)
+    radii : ndarray of shape (n_old,)
+        Each old row's radius (``inf``: every new row enters).
+    X_new : ndarray or CSR matrix of shape (n_new, n_features)
+    metric : {"euclidean", "cosine"}
+    sq_old : ndarray of shape (n_old,), default=None
+        The old rows' squared norms (``row_norms_sq``), when known (euclidean).
+    working_memory : int, default=None
+        MiB of a tile; None: the package's setting.
 
     Returns
     -------
@@ -220,19 +244,53 @@ def entering_pairs(
     dist : ndarray of float64
         Their reference distances.
     """
+    if metric not in ("euclidean", "cosine"):
+        raise ValueError(f"live updates support the euclidean and cosine metrics, not {metric!r}")
     budget = working_memory_bytes(working_memory=working_memory)
-    old, new = _Rows(X_old, metric), _Rows(X_new, metric)
     radii = np.asarray(radii, dtype=np.float64)
+    n_old, n_new, d = X_old.shape[0], X_new.shape[0], X_old.shape[1]
+    gamma = 4.0 * (d + 16) * _U
+    cosine = metric == "cosine"
+    Qn = normalize_rows(X_new) if cosine else X_new
+    Qt = Qn.T.tocsc() if sp.issparse(Qn) else np.asarray(Qn, dtype=np.float64).T
+    if cosine:
+        thr_all = 1.0 - (radii * (1.0 + gamma) + 3.0 * gamma)
+    else:
+        sq_old = row_norms_sq(X_old) if sq_old is None else sq_old
+        sq_new = row_norms_sq(X_new)
+        q_top = np.sqrt(sq_new.max(initial=0.0))
+        err = gamma * (np.sqrt(sq_old) + q_top) ** 2
+        thr_all = sq_old - (radii * radii) * (1.0 + gamma) - err
     out_r, out_c, out_d = [], [], []
-    for rs, cs in _tiles(old.n, new.n, budget):
-        Ob, Nb = old.take(rs), new.take(cs)
-        est, err, rel = _tile(Ob, Nb)
-        r, c = np.nonzero(_open(est, err, rel, radii[rs], metric))
-        d = _ref_pairs(Ob, Nb, r, c, budget)
-        inside = d < radii[rs][r]
-        out_r.append(r[inside] + rs.start)
-        out_c.append(c[inside] + cs.start)
-        out_d.append(d[inside])
+    for rs, cs in _tiles(n_old, n_new, budget, values=2):
+        block = X_old[rs]
+        if cosine:
+            block = normalize_rows(block)
+        G = block @ Qt[:, cs]
+        if sp.issparse(G):
+            G = G.toarray()
+        G = np.asarray(G, dtype=np.float64)
+        if not cosine:
+            G *= 2.0
+            G -= sq_new[cs][None, :]
+        r, c = np.nonzero(G >= thr_all[rs][:, None])
+        if len(r) == 0:
+            continue
+        r += rs.start
+        c += cs.start
+        d_rc = _pair_reference(X_old, X_new, r, c, metric, budget)
+        inside = d_rc < radii[r]
+        out_r.append(r[inside])
+        out_c.append(c[inside])
+        out_d.append(d_rc[inside])
     if not out_r:
         return np.zeros(0, np.intp), np.zeros(0, np.intp), np.zeros(0)
     return np.concatenate(out_r), np.concatenate(out_c), np.concatenate(out_d)
+
+
+def _pair_reference(A: Matrix, B: Matrix, rows: np.ndarray, cols: np.ndarray, metric: str, budget: int) -> np.ndarray:
+    """Reference distances of the pairs ``(A[rows[i]], B[cols[i]])``, from the rows involved only."""
+    ua, ia = np.unique(rows, return_inverse=True)
+    ub, ib = np.unique(cols, return_inverse=True)
+    ref = Reference(A[ua], metric)
+    return ref.pair_distances(ref.prepare(B[ub]), ib, ia, budget)
