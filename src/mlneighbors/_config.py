@@ -53,6 +53,8 @@ CACHE_BYTES: dict[str, int] = {
     # the label-restricted masked search and the PCA window search (best of 4..128 MiB)
     "label_block": 1 << 24,
     "window_block": 1 << 24,
+    # live updates: one tile of products of old rows by new rows, compared in the cache
+    "live_tile": 1 << 24,
 }
 
 

@@ -62,19 +62,20 @@ def test_exact_lists_equal_the_twin_and_the_exact_engine(kind, metric, working_m
     np.testing.assert_array_equal(dist, e_dist)
 
 
+@pytest.mark.parametrize("n_new", [20, 40])  # float64 products for a few new rows, float32 for more
 @pytest.mark.parametrize("metric", ["euclidean", "cosine"])
 @pytest.mark.parametrize("kind", KINDS)
-def test_entering_pairs_equal_the_twin(kind, metric):
-    X = _data(kind, n=80)
+def test_entering_pairs_equal_the_twin(kind, metric, n_new):
+    X = _data(kind, n=60 + n_new)
     old, new = X[:60], X[60:]
     D = _all_distances(X, metric)[:60, 60:]
     # radii that are distances of the data themselves: ties at the radius must stay out
     rng = np.random.default_rng(3)
-    radii = D[np.arange(60), rng.integers(0, 20, 60)]
+    radii = D[np.arange(60), rng.integers(0, n_new, 60)]
     radii[::7] = np.inf
     r, c, d = entering_pairs(old, radii, new, metric, working_memory=1e-3)
     got = sorted(zip(r.tolist(), c.tolist(), d.tolist(), strict=True))
-    want = sorted((i, j, D[i, j]) for i in range(60) for j in range(20) if D[i, j] < radii[i])
+    want = sorted((i, j, D[i, j]) for i in range(60) for j in range(n_new) if D[i, j] < radii[i])
     assert got == want
     assert len(want) > 0
 

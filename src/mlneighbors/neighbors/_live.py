@@ -26,13 +26,16 @@ from collections.abc import Iterator
 import numpy as np
 import scipy.sparse as sp
 
-from .._config import working_memory_bytes
+from .._config import CACHE_BYTES, working_memory_bytes
 from ._distance import Matrix, Reference, normalize_rows, row_norms_sq
 
 __all__ = ["entering_pairs", "exact_lists", "merge_lists"]
 
-# the unit roundoff of float64
+# the unit roundoff of float64 and of float32
 _U = 2.0**-53
+_U32 = 2.0**-24
+# from this many new rows on, the products of ``entering_pairs`` are float32 (dense rows)
+_FLOAT32_ROWS = 32
 # float64 values of a tile's temporaries per pair (the product, the estimate, the bound, masks)
 _TILE_VALUES = 6
 
@@ -249,10 +252,15 @@ def entering_pairs(
     budget = working_memory_bytes(working_memory=working_memory)
     radii = np.asarray(radii, dtype=np.float64)
     n_old, n_new, d = X_old.shape[0], X_new.shape[0], X_old.shape[1]
-    gamma = 4.0 * (d + 16) * _U
     cosine = metric == "cosine"
+    # many new rows: float32 products (half the time of float64), their error bound accordingly
+    single = not sp.issparse(X_old) and not sp.issparse(X_new) and n_new >= _FLOAT32_ROWS
+    gamma = 4.0 * (d + 16) * (_U32 if single else _U)
     Qn = normalize_rows(X_new) if cosine else X_new
-    Qt = Qn.T.tocsc() if sp.issparse(Qn) else np.asarray(Qn, dtype=np.float64).T
+    if sp.issparse(Qn):
+        Qt = Qn.T.tocsc()
+    else:
+        Qt = np.asarray(Qn, dtype=np.float64).T
     if cosine:
         thr_all = 1.0 - (radii * (1.0 + gamma) + 3.0 * gamma)
     else:
@@ -261,23 +269,38 @@ def entering_pairs(
         q_top = np.sqrt(sq_new.max(initial=0.0))
         err = gamma * (np.sqrt(sq_old) + q_top) ** 2
         thr_all = sq_old - (radii * radii) * (1.0 + gamma) - err
+        # 2 q (exact) and, in float32, -||q||^2 as one more term of the product: no pass per tile
+        Qt = Qt * 2.0
+        if single:
+            Qt = np.vstack([Qt, -sq_new[None, :]])
+    if single:
+        Qt = np.ascontiguousarray(Qt, dtype=np.float32)
     out_r, out_c, out_d = [], [], []
-    for rs, cs in _tiles(n_old, n_new, budget, values=2):
+    for rs, cs in _tiles(n_old, n_new, min(budget, CACHE_BYTES["live_tile"]), values=1):
         block = X_old[rs]
         if cosine:
             block = normalize_rows(block)
-        G = block @ Qt[:, cs]
-        if sp.issparse(G):
-            G = G.toarray()
-        G = np.asarray(G, dtype=np.float64)
-        if not cosine:
-            G *= 2.0
-            G -= sq_new[cs][None, :]
-        r, c = np.nonzero(G >= thr_all[rs][:, None])
-        if len(r) == 0:
+        if single:
+            width = d if cosine else d + 1
+            rows32 = np.empty((block.shape[0], width), dtype=np.float32)
+            rows32[:, :d] = block
+            if not cosine:
+                rows32[:, d] = 1.0
+            G = rows32 @ Qt[:, cs]
+        else:
+            G = block @ Qt[:, cs]
+            if sp.issparse(G):
+                G = G.toarray()
+            G = np.asarray(G, dtype=np.float64)
+            if not cosine:
+                G -= sq_new[cs][None, :]
+        thr = thr_all[rs]
+        hit = np.flatnonzero(G.max(axis=1) >= thr)  # a reduction: the rows with any pair open
+        if len(hit) == 0:
             continue
-        r += rs.start
-        c += cs.start
+        r, c = np.nonzero(G[hit] >= thr[hit][:, None])
+        r = hit[r] + rs.start
+        c = c + cs.start
         d_rc = _pair_reference(X_old, X_new, r, c, metric, budget)
         inside = d_rc < radii[r]
         out_r.append(r[inside])
