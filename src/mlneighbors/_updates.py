@@ -43,7 +43,7 @@ from ._docstrings import fill_doc
 from ._ids import check_ids, default_ids, id_kind, positions_of
 from ._targets import validate_training_data
 from .exceptions import LabelWarning
-from .neighbors import ExactIndex
+from .neighbors import ExactIndex, get_capabilities
 from .neighbors._internal import entering_pairs, exact_lists, is_dask_array, merge_lists, row_norms_sq
 
 __all__ = ["LiveModel", "UpdateDelta", "list_depth"]
@@ -394,10 +394,17 @@ class LiveModel:
             from ._base import unseen_labels_message
 
             warnings.warn(LabelWarning(unseen_labels_message(empty)), stacklevel=3)
-        index = self.__dict__.pop("_index", None)
-        if not getattr(index, "exact", False):
-            self.__dict__.pop("_recall", None)
-            self.__dict__.pop("_low_recall_share", None)
+        index = self.__dict__.get("_index")
+        exact = getattr(index, "exact", False)
+        if delta.added_labels is not None and index is not None and not exact and get_capabilities(index).adds_rows:
+            index.add_rows(self._fit_X)  # into the graph or the lists, its recall measured again
+            self._recall = float(index.recall_)
+            self._low_recall_share = float(index.low_recall_share_)
+        else:  # rebuilt from the rows now on its next use: a forgotten row leaves nothing in it
+            self.__dict__.pop("_index", None)
+            if not exact:
+                self.__dict__.pop("_recall", None)
+                self.__dict__.pop("_low_recall_share", None)
         self._update_labels(delta)
 
     def _update_labels(self, delta: UpdateDelta) -> None:

@@ -16,6 +16,8 @@ import mlneighbors
 import mlneighbors._updates
 import mlneighbors.neighbors
 from mlneighbors import MLkNN
+from mlneighbors.neighbors import get_capabilities
+from tests.neighbors._backends import APPROXIMATE, param
 from tests.registry import classifiers, fresh
 
 #: the state that may differ from a refit's: the index (rebuilt on use), measured recalls, lazily
@@ -271,3 +273,33 @@ def test_a_large_batch_equals_a_refit(kind, metric, monkeypatch):
         assert sum(searched) > 0  # rows whose lists ran short were searched again
     keep = ~np.isin(np.arange(X.shape[0]), gone)
     _assert_same_state(live, make().fit(X[keep], Y[keep], ids=np.flatnonzero(keep)), X[:20])
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("name", [param(name, skip_absent=True) for name in APPROXIMATE])
+def test_approximate_backends_add_into_their_index_and_forget_by_a_rebuild(name, tmp_path):
+    """Adds go into the library's index where it declares ``adds_rows`` (HNSW graphs, IVF
+    lists), its recall measured again; the new rows' lists are exact.  A forget rebuilds the
+    index from the rows left on its next use, so what is saved holds no forgotten vector."""
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((700, 8))
+    Y = (X[:, :4] > 0).astype(int)
+    model = MLkNN(5, backend=name).fit(X[:600], Y[:600])
+    index = model._index
+    model.partial_fit(X[600:], Y[600:])
+    if get_capabilities(index).adds_rows:
+        assert model._index is index and index.n_samples_fit_ == 700
+        assert model.recall_ == index.recall_ and 0.5 < model.recall_ <= 1.0
+    else:
+        assert "_index" not in model.__dict__
+    exact = MLkNN(5).fit(X, Y)
+    np.testing.assert_array_equal(model._loo_idx[600:, :5], exact._loo_idx[600:, :5])
+    np.testing.assert_array_equal(model._loo_dist[600:, :5], exact._loo_dist[600:, :5])
+    model.forget(np.arange(40))
+    assert "_index" not in model.__dict__
+    model.predict(X[:3])  # built again, on the 660 rows left
+    path = tmp_path / "model.skops"
+    mlneighbors.save(model, path, include_index=True)
+    loaded = mlneighbors.load(path)
+    assert loaded._get_index().n_samples_fit_ == 660
+    np.testing.assert_array_equal(loaded.predict(X[:50]), model.predict(X[:50]))

@@ -52,6 +52,8 @@ def test_every_registered_backend_passes(name):
         expected.add("true_distances")
     if name != "auto" and not caps.exact:  # auto picks the exact search on data this small
         expected |= {"exact", "prefix"}
+    if name == "auto" or not caps.adds_rows:  # auto's exact pick rebuilds instead
+        expected.add("add_rows")
     assert skipped == expected, results
 
 
@@ -65,6 +67,7 @@ def test_wrappers_and_a_factory_pass():
     for index in (ShardedIndex(ExactIndex(), n_shards=3), NeighborCache("exact", metric="cosine"),
                   functools.partial(ExactIndex, metric="manhattan"), ExactIndex):
         results = check_index(index)
+        assert results.pop("add_rows").startswith("skipped:")  # none declares it: rebuilt instead
         assert all(outcome == "passed" for outcome in results.values()), results
 
 
@@ -208,6 +211,7 @@ def test_a_correct_foreign_index_passes():
     assert _failing(Brute()) == {}
     results = check_index(Brute())
     assert results.pop("sparse") == "skipped: Brute does not declare sparse input"  # the default of a foreign index
+    assert results.pop("add_rows") == "skipped: Brute does not declare that it adds rows"
     assert set(results.values()) == {"passed"}
 
 
@@ -343,7 +347,7 @@ class Toy(BaseIndex):
     distances bit for bit, as the tie rule wants."""
 
     name = "toy"
-    capabilities = Capabilities(exact=True, metrics=("euclidean", "cosine"), sparse=True)
+    capabilities = Capabilities(exact=True, metrics=("euclidean", "cosine"), sparse=True, adds_rows=True)
     check = None  # the check a broken toy must fail first
 
     def __init__(self, metric="euclidean"):
@@ -351,6 +355,10 @@ class Toy(BaseIndex):
 
     def build_rows(self, X):
         self._X = _dense(X)
+
+    def add_rows(self, X):
+        self._X = _dense(X)
+        self.n_samples_fit_ = X.shape[0]
 
     def _distances(self, Q):
         Q, X = _dense(Q), self._X
@@ -481,6 +489,16 @@ class CrashesOnOneRow(Toy):
 
     def query_rows(self, Q, k):
         return super().query_rows(np.squeeze(Q) if Q.shape[0] == 1 else Q, k)
+
+
+class AddsNothing(Toy):
+    """Declares that it adds rows, but ``add_rows`` only counts them: the added rows are not
+    searched."""
+
+    check = "add_rows"
+
+    def add_rows(self, X):
+        self.n_samples_fit_ = X.shape[0]
 
 
 class FlatEmptyAnswer(Toy):
@@ -656,7 +674,7 @@ TOYS = [FallsBackToEuclidean, RuntimeErrorBeforeBuild, OneTooMany, Float32Distan
         HigherRowFirstToy, SquaredDistances, ClampsK, CrashesOnOneRow, FlatEmptyAnswer, TakesNaN, NormalisesXInPlace,
         NormalisesQInPlace, NormalisesCSRInPlace, NormalisesInLeaveOneOut, ClaimsExact, ClaimsPrefixSafe,
         LeavesOutDuplicates, StaleByShape, StaleByIdentity, StaleInItsOwnSpace, RandomCandidates,
-        ForgetsRowsWhenPickled, SquaredForCSRQueriesOfDenseRows]
+        ForgetsRowsWhenPickled, SquaredForCSRQueriesOfDenseRows, AddsNothing]
 
 #: what each toy's message must say, beyond the name of its check
 SEEN = {
@@ -670,6 +688,7 @@ SEEN = {
     SquaredDistances: r"query 3 returned row 13 at distance 2\.0000000000000004, but it is at 1\.4142135623730951",
     ClampsK: r"query\(Q, k=37\) with 36 indexed rows did not raise",
     CrashesOnOneRow: r"query\(Q, k=1\) raised",
+    AddsNothing: r"added row 27 is not its own nearest neighbour",
     FlatEmptyAnswer: r"query of 0 rows returned dist of shape \(0,\); expected \(0, 3\)",
     TakesNaN: r"a query with NaN did not raise ValueError",
     NormalisesXInPlace: r"build\(X\) with metric='cosine' \(dense rows\) changed the caller's X "

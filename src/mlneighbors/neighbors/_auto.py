@@ -670,7 +670,22 @@ class AutoIndex(BaseIndex):
         picked = get_capabilities(self.index_) if "index_" in self.__dict__ else Capabilities()
         return Capabilities(exact=picked.exact, metrics=METRICS, sparse=True, prefix_safe=picked.prefix_safe,
                             recall=True, float32_rows=METRICS, loo_queries=True,
-                            neighbour_sets=picked.neighbour_sets, saved_state=True)
+                            neighbour_sets=picked.neighbour_sets, saved_state=True, adds_rows=picked.adds_rows)
+
+    def add_rows(self, X: Any) -> None:
+        """Add the rows after the indexed ones to the picked index (where it adds rows: see
+        ``capabilities.adds_rows``), whose recall it measures again.
+
+        Parameters
+        ----------
+        X : ndarray or CSR matrix of shape (n_samples, n_features)
+            Every row now, validated: the indexed rows first, as they were, then the new ones.
+        """
+        self.index_.add_rows(X)
+        self.n_samples_fit_ = X.shape[0]
+        for name in ("recall_", "low_recall_share_"):
+            if hasattr(self.index_, name):
+                setattr(self, name, getattr(self.index_, name))
 
     def check_params(self) -> None:
         check_positive_int(self.recall_k, "recall_k")

@@ -71,6 +71,11 @@ class Capabilities:
         :meth:`~mlneighbors.neighbors.BaseIndex.restore_state`: a built index saved as plain
         data with a model (``mlneighbors.save(..., include_index=True)``) and restored on its
         rows without a build.
+    adds_rows : bool, default=False
+        It has :meth:`~mlneighbors.neighbors.BaseIndex.add_rows`: rows appended after the
+        indexed ones go into the built index without a rebuild (an HNSW graph, IVF lists), its
+        recall measured again; a live model's ``partial_fit`` calls it.  Any other index is
+        rebuilt from the rows on its next use.
 
     Examples
     --------
@@ -78,7 +83,7 @@ class Capabilities:
     >>> get_capabilities(get_index("hnswlib"))
     Capabilities(exact=False, metrics=('euclidean', 'cosine'), sparse=True, prefix_safe=False, \
 true_distances=True, recall=True, label_masking=(), dask_arrays=False, float32_rows=('euclidean', 'cosine'), \
-loo_queries=True, neighbour_sets=False, saved_state=True)
+loo_queries=True, neighbour_sets=False, saved_state=True, adds_rows=True)
     >>> Capabilities(exact=True).prefix_safe
     True
     """
@@ -95,6 +100,7 @@ loo_queries=True, neighbour_sets=False, saved_state=True)
     loo_queries: bool = False
     neighbour_sets: bool = False
     saved_state: bool = False
+    adds_rows: bool = False
 
     def __post_init__(self) -> None:
         for field in ("metrics", "label_masking", "float32_rows"):

@@ -287,7 +287,8 @@ def check_capabilities(subject: _Subject) -> None:
     if hasattr(index, "exact") and bool(index.exact) != caps.exact:
         raise subject.fail(name, f"exact={index.exact!r} but the capabilities say exact={caps.exact}")
     # an optional part declared is one implemented: it is called on the word of the declaration
-    for declared, hooks in (("loo_queries", ("loo_query_rows",)), ("saved_state", ("saved_state", "restore_state"))):
+    for declared, hooks in (("loo_queries", ("loo_query_rows",)), ("saved_state", ("saved_state", "restore_state")),
+                            ("adds_rows", ("add_rows",))):
         missing = [hook for hook in hooks if getattr(caps, declared) and not callable(getattr(index, hook, None))]
         if missing:
             raise subject.fail(name, f"declares {declared}=True but has no {' or '.join(missing)}")
@@ -403,6 +404,30 @@ def check_one_row(subject: _Subject) -> None:
             if not np.array_equal(idx[0], all_idx[row]):
                 raise subject.fail(name, f"query(Q[{row}:{row + 1}], k={k}) returned rows {idx[0].tolist()}, but "
                                          f"the same row among all the queries gets {all_idx[row].tolist()}")
+
+
+def check_add_rows(subject: _Subject) -> None:
+    """With ``adds_rows`` declared: an index built on the first rows, then given the rest by
+    ``add_rows``, holds every row (``n_samples_fit_``), answers valid results over all of them,
+    and finds each added row at distance 0 (itself or a duplicate) as its nearest neighbour;
+    an exact index gives brute force's answer."""
+    name = "add_rows"
+    X, Q = check_data(subject.metrics()[0])
+    n = X.shape[0]
+    index = subject.build(name, X[: n - 9])
+    if not get_capabilities(index).adds_rows:
+        raise unittest.SkipTest(f"{subject.label} does not declare that it adds rows")
+    subject.call(name, "add_rows(X)", index.add_rows, X)
+    if getattr(index, "n_samples_fit_", n) != n:
+        raise subject.fail(name, f"after add_rows of {n} rows, n_samples_fit_ = {index.n_samples_fit_}")
+    dist, idx = subject.query(name, index, X[n - 9 :], 1, n)
+    if (dist[:, 0] != 0).any():
+        i = int(np.flatnonzero(dist[:, 0] != 0)[0])
+        raise subject.fail(name, f"added row {n - 9 + i} is not its own nearest neighbour: row {idx[i, 0]} at "
+                                 f"distance {dist[i, 0]}")
+    if get_capabilities(index).exact:
+        D = brute_force(X, Q, subject.metrics()[0])
+        subject.equals_brute_force(name, D, *subject.query(name, index, Q, 5, n), "query(Q, k=5) after add_rows")
 
 
 def check_empty_query(subject: _Subject) -> None:
@@ -692,6 +717,7 @@ CHECKS: tuple[Callable[[_Subject], None], ...] = (
     check_leave_one_out,
     check_fresh_answers,
     check_one_row,
+    check_add_rows,
     check_pickle,
     check_sparse,
 )
@@ -727,7 +753,7 @@ def check_index(index: Any, *, generate_only: bool = False) -> dict[str, str] | 
         :func:`~mlneighbors.neighbors.get_capabilities` reads a valid declaration, the index's
         ``metric`` is among its metrics and ``exact`` agrees; a metric it does not declare is
         refused at build with ``ValueError``; a declared optional part (``loo_queries``,
-        ``saved_state``) has its methods.
+        ``saved_state``, ``adds_rows``) has its methods.
     ``query_before_build``
         ``query`` of an unbuilt index raises ``ValueError`` (``NotFittedError``).
     ``build_and_query``
@@ -770,6 +796,9 @@ def check_index(index: Any, *, generate_only: bool = False) -> dict[str, str] | 
     ``one_row``
         A query of a single row answers at k = 1, 5 and n (every other check queries nine rows
         or more), for an exact index the answer that row gets among all the queries.
+    ``add_rows``
+        With ``adds_rows`` declared: rows given by ``add_rows`` after a build are indexed (each
+        added row its own nearest, at distance 0), brute force's answers for an exact index.
     ``pickle``
         Unbuilt and built indexes pickle; the built copy answers bit for bit the same (an
         exact index's unbuilt copy too, once built).

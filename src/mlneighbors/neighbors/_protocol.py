@@ -515,6 +515,17 @@ class BaseIndex(BaseEstimator):
         """
         raise NotImplementedError(f"{type(self).__name__} does not restore a saved state")
 
+    def add_rows(self, X: Any) -> None:  # pragma: no cover - optional hook
+        """Add the rows of ``X`` after the ``n_samples_fit_`` indexed ones to the built index,
+        without a rebuild (hook, optional: declared by ``capabilities.adds_rows``).
+
+        Parameters
+        ----------
+        X : ndarray or CSR matrix of shape (n_samples, n_features)
+            Every row now, validated: the indexed rows first, as they were, then the new ones.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not add rows to a built index")
+
 
 def unbuilt_copy(index: Any) -> Any:
     """A fresh, unbuilt copy of an index: ``sklearn.base.clone`` for estimator-style indexes,

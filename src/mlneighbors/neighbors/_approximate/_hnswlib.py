@@ -112,6 +112,10 @@ class HnswlibIndex(ApproximateIndex):
             self._added += len(part)
             progress.advance(len(part))
 
+    def grow_library(self, n: int) -> None:
+        if n > self._index.get_max_elements():
+            self._index.resize_index(n)
+
     def breadth_range(self, k: int) -> tuple[int, int]:
         return k, max(k, self.n_samples_fit_)
 

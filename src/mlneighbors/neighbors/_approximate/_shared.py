@@ -155,7 +155,7 @@ class ApproximateIndex(BaseIndex):
     # twice otherwise)
     capabilities: ClassVar[Capabilities] = Capabilities(
         metrics=("euclidean", "cosine"), sparse=True, recall=True, float32_rows=("euclidean", "cosine"),
-        loo_queries=True, saved_state=True,
+        loo_queries=True, saved_state=True, adds_rows=True,
     )
     #: the search breadth calibrated to ``recall`` ("" for an adapter without one)
     breadth: ClassVar[str] = ""
@@ -301,6 +301,46 @@ class ApproximateIndex(BaseIndex):
         if self.breadth:
             setattr(self, self.breadth + "_", int(self._breadth))
             setattr(self, "loo_" + self.breadth + "_", int(self._loo_breadth))
+
+    def add_rows(self, X: Matrix) -> None:
+        """Add the rows after the indexed ones to the library's index (its graph, its lists),
+        then measure ``recall_`` and ``low_recall_share_`` again, as at build, on a seeded
+        sample of all rows (the search breadths calibrated at build are kept).
+
+        Parameters
+        ----------
+        X : ndarray or CSR matrix of shape (n_samples, n_features)
+            Every row now, validated: the indexed rows first, as they were, then the new ones.
+        """
+        n_old, n = self.n_samples_fit_, X.shape[0]
+        if n < n_old or X.shape[1] != self.n_features_in_:
+            raise ValueError(f"{self.name}: add_rows takes the {n_old} indexed rows followed by new ones, "
+                             f"got {X.shape[0]} rows of {X.shape[1]} features")
+        new = np.arange(n_old, n, dtype=np.intp)
+        self._ref = Reference(X, self.metric)
+        self.grow_library(n)
+        with task(f"add to the {self.name} index", len(new)) as progress:
+            self.add_library(X, new, progress)
+        self._order = np.concatenate([self._order, new])
+        self.n_samples_fit_ = n
+        k = min(self.recall_k, n - 2)
+        if k < 1:
+            return
+        seed = _seed(getattr(self, "random_state", 0)) + 2
+        rows = np.sort(sample_rows(n, min(RECALL_SAMPLE, n), seed))
+        hits = self._loo_hits(X, rows, k, self._loo_breadth, None)
+        self.recall_, self.low_recall_share_ = mean_recall(hits, k), low_recall_share(hits / k)
+        self.recall_rows_ = len(rows)
+
+    def grow_library(self, n: int) -> None:
+        """Make room for ``n`` rows in the library's index before rows are added (hook: nothing
+        by default; hnswlib's index has a capacity).
+
+        Parameters
+        ----------
+        n : int
+            The number of rows it will hold.
+        """
 
     def _calibrated(self, hits_at: Any, k: int, fixed: int | None, lo: int, hi: int, target: float
                     ) -> tuple[Any, float, float]:
