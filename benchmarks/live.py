@@ -65,10 +65,8 @@ def clustered(n: int, d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np
 def text(name: str) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray]:
     from mlneighbors.datasets import load_dataset
 
-    data = load_dataset(name)
-    X = sp.vstack([data.train.X, data.test.X], format="csr") if data.test is not None else data.train.X
-    Y = sp.vstack([sp.csr_matrix(data.train.Y), sp.csr_matrix(data.test.Y)], format="csr") if data.test is not None \
-        else sp.csr_matrix(data.train.Y)
+    data = load_dataset(name)  # the whole set (train and test parts where it ships both)
+    X, Y = sp.csr_matrix(data.X), sp.csr_matrix(data.Y)
     # the "cluster" of a row: its first label (the one-place case forgets the rows of one label)
     first = np.asarray(Y.argmax(axis=1)).ravel()
     return sp.csr_matrix(X, dtype=np.float64), Y.astype(np.int8), first

@@ -43,7 +43,7 @@ from ._docstrings import fill_doc
 from ._ids import check_ids, default_ids, id_kind, positions_of
 from ._targets import validate_training_data
 from .exceptions import LabelWarning
-from .neighbors import ExactIndex, get_capabilities
+from .neighbors import ExactIndex, get_capabilities, loo_kneighbors
 from .neighbors._internal import entering_pairs, exact_lists, is_dask_array, merge_lists, row_norms_sq
 
 __all__ = ["LiveModel", "UpdateDelta", "list_depth"]
@@ -76,6 +76,17 @@ class UpdateDelta:
         self.added_labels: Any = None
         self.kept: np.ndarray | None = None
         self.changed = np.zeros(0, dtype=np.intp)
+        #: (array, rows, values): rows of the model's arrays written in place, and what they held
+        self.overwritten: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+
+
+def _lists_of(X: Any, rows: np.ndarray, depth: int, metric: str) -> tuple[np.ndarray, np.ndarray]:
+    """The exact leave-one-out lists of ``rows`` among all rows of ``X``: from the kernel's tiles
+    for a few rows (no index to build), else from the exact engine (an index costs a pass over
+    the rows; its search is the faster)."""
+    if len(rows) <= _KERNEL_ROWS:
+        return exact_lists(X, rows, depth, metric)
+    return loo_kneighbors(ExactIndex(metric=metric).build(X), X, depth, rows=rows, validated=True)
 
 
 class _Scratch(BaseEstimator):
@@ -269,13 +280,22 @@ class LiveModel:
             self._refit_rows(X, y, ids)
             return
         delta = UpdateDelta()
-        if remove is not None:
-            self._remove_rows(remove, delta)
-        else:
-            self._add_rows(*add, delta)
-        self._after_update(delta)
+        before = dict(self.__dict__)
+        try:
+            if remove is not None:
+                self._remove_rows(remove, delta)
+            else:
+                self._add_rows(*add, delta)
+            self._after_update(delta)
+        except BaseException:  # (memory, an interrupt): the model as it was
+            for array, rows, values in delta.overwritten:
+                array[rows] = values
+            self.__dict__.clear()
+            self.__dict__.update(before)
+            raise
 
     def _remove_rows(self, positions: np.ndarray, delta: UpdateDelta) -> None:
+        self.__dict__.pop("_buffers", None)  # the arrays are made anew, without the rows
         n = self._fit_X.shape[0]
         keep = np.ones(n, dtype=bool)
         keep[positions] = False
@@ -306,7 +326,7 @@ class LiveModel:
             short = touched_now[(lists[touched_now] >= 0).sum(axis=1) < k]
             if len(short):
                 depth = list_depth(k, X.shape[0])
-                d_s, i_s = exact_lists(X, short, depth, self._index_metric())
+                d_s, i_s = _lists_of(X, short, depth, self._index_metric())
                 width = lists.shape[1]
                 lists[short] = -1
                 dist[short] = np.inf
@@ -321,9 +341,11 @@ class LiveModel:
         self._fit_X, self._Y, self.training_ids_ = X, Y, self.training_ids_[keep]
 
     def _add_rows(self, Xn: Any, Yn: Any, ids: np.ndarray, delta: UpdateDelta) -> None:
+        # everything is computed first and the model changed at the end: an error on the way
+        # (memory) leaves it as it was
         n, m = self._fit_X.shape[0], Xn.shape[0]
-        X = _stack(self._fit_X, Xn)
-        Y = _stack(self._Y, Yn)
+        X = self._grown("_fit_X", Xn)
+        Y = self._grown("_Y", Yn)
         delta.added_labels = Yn
         lists = self.__dict__.get("_loo_idx")
         sq = None
@@ -339,23 +361,48 @@ class LiveModel:
             delta.gone.append((count_matrix(lists[changed, :k], self._Y), _rows(self._Y, changed)))
             local = np.searchsorted(changed, r)
             d_c, i_c = merge_lists(dist[changed], lists[changed], lengths[changed], local, c + n, d)
-            dist, lists = dist.copy(), lists.copy()
-            dist[changed], lists[changed] = d_c, i_c
             width = lists.shape[1]
             d_new, i_new = self._new_lists(Xn, X, min(list_depth(k, n + m), width), metric)
             pad = width - d_new.shape[1]
             if pad:
                 d_new = np.hstack([d_new, np.full((m, pad), np.inf)])
                 i_new = np.hstack([i_new, np.full((m, pad), -1, dtype=np.intp)])
-            self._loo_dist = np.concatenate([dist, d_new])
-            self._loo_idx = np.concatenate([lists, i_new])
-            delta.come.append((count_matrix(lists[changed, :k], Y), _rows(Y, changed)))
+            new_dist, new_idx = self._grown("_loo_dist", d_new), self._grown("_loo_idx", i_new)
+            new_sq = self._grown("_live_sq", row_norms_sq(Xn)) if sq is not None else None
+            # the changed rows are written where the model's lists are (a stream of single rows
+            # copies nothing): what they held is kept until the update is through
+            delta.overwritten += [(new_dist, changed, new_dist[changed]), (new_idx, changed, new_idx[changed])]
+            new_dist[changed], new_idx[changed] = d_c, i_c
+            self._loo_dist, self._loo_idx = new_dist, new_idx
+            delta.come.append((count_matrix(new_idx[changed, :k], Y), _rows(Y, changed)))
             delta.come.append((count_matrix(i_new[:, :k], Y), Yn))
             delta.changed = np.concatenate([changed, np.arange(n, n + m)])
-        if sq is not None:
-            self._live_sq = np.concatenate([sq, row_norms_sq(Xn)])
+            if new_sq is not None:
+                self._live_sq = new_sq
         self._fit_X, self._Y = X, Y
-        self.training_ids_ = np.concatenate([self.training_ids_, ids])
+        self.training_ids_ = self._grown("training_ids_", ids)
+
+    def _grown(self, name: str, rows: Any) -> Any:
+        """The model's array ``name`` with ``rows`` appended, not yet set: a view of a buffer with
+        room to spare (a quarter more), so that a stream of single rows copies the training rows
+        now and then, not at every row.  The model's current array is never written; sparse
+        arrays are stacked."""
+        current = self.__dict__[name]
+        if sp.issparse(current) or sp.issparse(rows):
+            return _stack(current, rows)
+        rows = np.asarray(rows)
+        n, m = current.shape[0], rows.shape[0]
+        dtype = np.result_type(current, rows)
+        buffers = self.__dict__.setdefault("_buffers", {})
+        buffer = buffers.get(name)
+        if not (buffer is not None and buffer.dtype == dtype and buffer.shape[1:] == current.shape[1:]
+                and buffer.shape[0] >= n + m and np.shares_memory(buffer, current)
+                and current.__array_interface__["data"][0] == buffer.__array_interface__["data"][0]):
+            buffer = np.empty((n + m + max(m, n // 4),) + current.shape[1:], dtype=dtype)
+            buffer[:n] = current
+            buffers[name] = buffer
+        buffer[n : n + m] = rows
+        return buffer[: n + m]
 
     def _new_lists(self, Xn: Any, X: Any, depth: int, metric: str) -> tuple[np.ndarray, np.ndarray]:
         """The leave-one-out lists of the new rows (the last ``m`` of ``X``) among all rows: by the
@@ -363,8 +410,11 @@ class LiveModel:
         pass over them) merged with the new rows' lists among themselves."""
         n, m = X.shape[0] - Xn.shape[0], Xn.shape[0]
         if m <= _KERNEL_ROWS:
-            return exact_lists(X, np.arange(n, n + m), depth, metric)
-        dist, idx = ExactIndex(metric=metric).build(self._fit_X).query(Xn, min(depth, n))
+            return _lists_of(X, np.arange(n, n + m), depth, metric)
+        index = self.__dict__.get("_index")  # the model's own, where it is exact and built on these rows
+        if not (getattr(index, "exact", False) and getattr(index, "n_samples_fit_", None) == n):
+            index = ExactIndex(metric=metric).build(self._fit_X)
+        dist, idx = index.query(Xn, min(depth, n))
         pad = depth - dist.shape[1]
         if pad:
             dist = np.hstack([dist, np.full((m, pad), np.inf)])
@@ -385,6 +435,7 @@ class LiveModel:
     def __getstate__(self) -> dict:
         state = super().__getstate__()
         state.pop("_live_sq", None)  # derived from the rows: computed again on the next update
+        state.pop("_buffers", None)  # the arrays' spare room (the arrays themselves are saved)
         return state
 
     def _after_update(self, delta: UpdateDelta) -> None:

@@ -118,14 +118,16 @@ class MLkNN(CountTableModel):
 
     def _update_labels(self, delta: Any) -> None:
         k = self.n_neighbors_
+        c1, c0, positives = self._c1.copy(), self._c0.copy(), self._positives.copy()  # new arrays: see _apply
         for sign, parts in ((-1, delta.gone), (1, delta.come)):
             for C, Y in parts:
-                c1, c0 = count_tables(C, Y, k)
-                self._c1 += sign * c1
-                self._c0 += sign * c0
+                t1, t0 = count_tables(C, Y, k)
+                c1 += sign * t1
+                c0 += sign * t0
         for sign, Y in ((-1, delta.removed_labels), (1, delta.added_labels)):
             if Y is not None:
-                self._positives += sign * np.asarray(Y.sum(axis=0, dtype=np.int64)).ravel()
+                positives += sign * np.asarray(Y.sum(axis=0, dtype=np.int64)).ravel()
+        self._c1, self._c0, self._positives = c1, c0, positives
         self._learn_tables(self._Y.shape[0])
 
     def _learn_tables(self, n: int) -> None:

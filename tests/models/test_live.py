@@ -23,7 +23,8 @@ from tests.registry import classifiers, fresh
 #: the state that may differ from a refit's: the index (rebuilt on use), measured recalls, lazily
 #: made caches (the rows' norms of updates), and the neighbour lists' margin (compared on their
 #: first k entries below)
-_NOT_COMPARED = {"_index", "_recall", "_low_recall_share", "_zero_order", "_loo_idx", "_loo_dist", "_live_sq"}
+_NOT_COMPARED = {"_index", "_recall", "_low_recall_share", "_zero_order", "_loo_idx", "_loo_dist", "_live_sq",
+                 "_buffers"}
 
 
 def _make(kind, n, rng, L=4):
@@ -265,9 +266,9 @@ def test_a_large_batch_equals_a_refit(kind, metric, monkeypatch):
     near = MLkNN(60, metric=metric).fit(X, Y).kneighbors(X[7:8])[1][0]
     gone = np.union1d(near, [7])
     searched = []
-    kernel = mlneighbors._updates.exact_lists
-    monkeypatch.setattr(mlneighbors._updates, "exact_lists", lambda X, q, *a, **kw: searched.append(len(q))
-                        or kernel(X, q, *a, **kw))
+    lists_of = mlneighbors._updates._lists_of
+    monkeypatch.setattr(mlneighbors._updates, "_lists_of", lambda X, q, *a, **kw: searched.append(len(q))
+                        or lists_of(X, q, *a, **kw))
     live.forget(gone)
     if kind != "ties":  # (on the grid every row keeps duplicates enough)
         assert sum(searched) > 0  # rows whose lists ran short were searched again
@@ -303,3 +304,40 @@ def test_approximate_backends_add_into_their_index_and_forget_by_a_rebuild(name,
     loaded = mlneighbors.load(path)
     assert loaded._get_index().n_samples_fit_ == 660
     np.testing.assert_array_equal(loaded.predict(X[:50]), model.predict(X[:50]))
+
+
+@pytest.mark.parametrize("method", ["partial_fit", "forget"])
+@pytest.mark.parametrize("cls", [MLkNN, mlneighbors.BRkNN, mlneighbors.DMLkNN])
+def test_an_update_that_fails_leaves_the_model_as_it_was(cls, method, monkeypatch):
+    """An error at the last step of an update (memory, an interrupt) leaves every array of the
+    model as it was, bit for bit, even after a stream of single rows (written in place)."""
+    rng = np.random.default_rng(4)
+    X, Y = _make("dense", 60, rng)
+    model = cls(n_neighbors=4).fit(X[:50], Y[:50])
+    for i in range(50, 58):  # the arrays now have room to spare: rows are written in place
+        model.partial_fit(X[i : i + 1], Y[i : i + 1])
+    before = pickle.dumps(model)
+
+    def fail(self, delta):
+        raise MemoryError("no room")
+
+    monkeypatch.setattr(cls, "_update_labels", fail)
+    with pytest.raises(MemoryError):
+        if method == "partial_fit":
+            model.partial_fit(X[58:], Y[58:])
+        else:
+            model.forget([3, 51])
+    assert pickle.dumps(model) == before
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
+def test_lists_from_the_engine_equal_the_kernels(metric):
+    """Many rows' lists come from the exact engine, a few from the kernel: the same lists."""
+    from mlneighbors.neighbors._internal import exact_lists
+
+    X = np.random.default_rng(0).integers(0, 3, (300, 4)).astype(float)  # ties everywhere
+    rows = np.arange(0, 300, 5)
+    assert len(rows) > mlneighbors._updates._KERNEL_ROWS
+    for got, want in zip(mlneighbors._updates._lists_of(X, rows, 12, metric), exact_lists(X, rows, 12, metric),
+                         strict=True):
+        np.testing.assert_array_equal(got, want)
