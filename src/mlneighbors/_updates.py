@@ -356,13 +356,22 @@ class LiveModel:
             lengths = (lists >= 0).sum(axis=1)
             radii = np.where(lengths > 0, dist[np.arange(n), np.maximum(lengths - 1, 0)], np.inf)
             sq = self._live_norms()
-            r, c, d = entering_pairs(self._fit_X, radii, Xn, metric, sq_old=sq)
+            width = lists.shape[1]
+            d_new, i_new = self._new_lists(Xn, X, min(list_depth(k, n + m), width), metric)
+            # the old rows a new row enters: among its own nearest (known), or of a larger radius
+            # than its list's last distance (the kernel's staircase)
+            seen = i_new >= 0
+            floors = d_new[np.arange(m), np.maximum(seen.sum(axis=1) - 1, 0)]
+            jj, pos = np.nonzero(seen & (i_new < n))
+            ii, dd = i_new[jj, pos], d_new[jj, pos]
+            known = (radii[ii] <= floors[jj]) & (dd < radii[ii])
+            r, c, d = entering_pairs(self._fit_X, radii, Xn, metric, sq_old=sq, floors=floors)
+            r, c, d = (np.concatenate([ii[known], r]), np.concatenate([jj[known], c]),
+                       np.concatenate([dd[known], d]))
             changed = np.unique(r)
             delta.gone.append((count_matrix(lists[changed, :k], self._Y), _rows(self._Y, changed)))
             local = np.searchsorted(changed, r)
             d_c, i_c = merge_lists(dist[changed], lists[changed], lengths[changed], local, c + n, d)
-            width = lists.shape[1]
-            d_new, i_new = self._new_lists(Xn, X, min(list_depth(k, n + m), width), metric)
             pad = width - d_new.shape[1]
             if pad:
                 d_new = np.hstack([d_new, np.full((m, pad), np.inf)])

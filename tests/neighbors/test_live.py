@@ -90,13 +90,13 @@ def test_merge_lists_equals_a_loop():
     for i in range(n):
         idx[i, lengths[i]:] = -1
         dist[i, lengths[i]:] = np.inf
-    rows = rng.integers(0, n, 50)
-    cols = 200 + np.arange(50)
-    cand = rng.integers(0, 5, 50).astype(float)
+    rows = np.concatenate([rng.integers(0, n, 50), np.zeros(15, dtype=int)])  # row 0: more than its width
+    cols = 200 + np.arange(65)
+    cand = rng.integers(0, 5, 65).astype(float)
     got_d, got_i = merge_lists(dist, idx, lengths, rows, cols, cand)
     for i in range(n):
         entries = [(dist[i, j], idx[i, j]) for j in range(lengths[i])]
-        entries += [(cand[t], cols[t]) for t in range(50) if rows[t] == i]
+        entries += [(cand[t], cols[t]) for t in range(65) if rows[t] == i]
         entries = sorted(entries)[: lengths[i]]
         assert got_i[i, : lengths[i]].tolist() == [j for _, j in entries]
         assert got_d[i, : lengths[i]].tolist() == [d for d, _ in entries]

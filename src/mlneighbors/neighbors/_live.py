@@ -142,23 +142,32 @@ def merge_lists(
     """Lists ``(dist, idx)`` (one per row, ``inf``/``-1`` padded) merged with the candidates
     ``(rows, cols, cand)`` (row of the list, row number, distance): the first ``lengths[r]``
     of each row's union in the order (distance, row number).  A candidate already in its
-    row's list must not be given again."""
+    row's list must not be given again.
+
+    The candidates are sorted among themselves (few), the best ``width`` of each row laid
+    beside its list, and each row of the two sorted along its own axis (short rows)."""
     n, width = idx.shape
+    rows = np.asarray(rows, dtype=np.intp)
+    cols = np.asarray(cols, dtype=np.intp)
+    cand = np.asarray(cand, dtype=np.float64)
+    order = np.lexsort((cols, cand, rows))
+    rows, cols, cand = rows[order], cols[order], cand[order]
+    rank = np.arange(len(rows)) - np.searchsorted(rows, rows, side="left")
+    keep = rank < width
+    ext_d = np.full((n, 2 * width), np.inf)
+    ext_i = np.full((n, 2 * width), np.iinfo(np.intp).max, dtype=np.intp)
     valid = idx >= 0
-    lr = np.nonzero(valid)[0]
-    all_rows = np.concatenate([lr, np.asarray(rows, dtype=np.intp)])
-    all_idx = np.concatenate([idx[valid], np.asarray(cols, dtype=np.intp)])
-    all_dist = np.concatenate([dist[valid], np.asarray(cand, dtype=np.float64)])
-    order = np.lexsort((all_idx, all_dist, all_rows))
-    all_rows, all_idx, all_dist = all_rows[order], all_idx[order], all_dist[order]
-    starts = np.searchsorted(all_rows, np.arange(n))
-    rank = np.arange(len(all_rows)) - starts[all_rows]
-    keep = rank < np.asarray(lengths)[all_rows]
-    out_dist = np.full((n, width), np.inf)
-    out_idx = np.full((n, width), -1, dtype=np.intp)
-    out_dist[all_rows[keep], rank[keep]] = all_dist[keep]
-    out_idx[all_rows[keep], rank[keep]] = all_idx[keep]
-    return out_dist, out_idx
+    ext_d[:, :width] = np.where(valid, dist, np.inf)
+    ext_i[:, :width] = np.where(valid, idx, np.iinfo(np.intp).max)
+    ext_d[rows[keep], width + rank[keep]] = cand[keep]
+    ext_i[rows[keep], width + rank[keep]] = cols[keep]
+    first = np.lexsort((ext_i, ext_d), axis=1)[:, :width]
+    out_d = np.take_along_axis(ext_d, first, axis=1)
+    out_i = np.take_along_axis(ext_i, first, axis=1)
+    beyond = np.arange(width)[None, :] >= np.asarray(lengths)[:, None]
+    out_d[beyond] = np.inf
+    out_i[beyond | (out_i == np.iinfo(np.intp).max)] = -1
+    return out_d, out_i
 
 
 def exact_lists(
@@ -215,6 +224,7 @@ def entering_pairs(
     metric: str,
     *,
     sq_old: np.ndarray | None = None,
+    floors: np.ndarray | None = None,
     working_memory: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The pairs (old row, new row) whose reference distance is strictly below the old row's
@@ -235,6 +245,14 @@ def entering_pairs(
     metric : {"euclidean", "cosine"}
     sq_old : ndarray of shape (n_old,), default=None
         The old rows' squared norms (``row_norms_sq``), when known (euclidean).
+    floors : ndarray of shape (n_new,), default=None
+        Only the pairs whose old row's radius exceeds the new row's floor: the caller knows the
+        others.  A new row's floor is the distance of the last of its exact nearest old rows (a
+        pair outside them is at least that far, so it enters only an old row of larger radius);
+        the pairs among them are the caller's to check.  Old rows are taken by radius, largest
+        first, and new rows by floor, smallest first: each tile of old rows meets only the new
+        rows whose floor is below its largest radius (about half of the pairs, where the new
+        rows are like the old ones).
     working_memory : int, default=None
         MiB of a tile; None: the package's setting.
 
@@ -275,9 +293,25 @@ def entering_pairs(
             Qt = np.vstack([Qt, -sq_new[None, :]])
     if single:
         Qt = np.ascontiguousarray(Qt, dtype=np.float32)
+    if floors is None:  # every pair
+        order, q_order, q_floor = None, np.arange(n_new), np.full(n_new, -np.inf)
+    else:  # old rows by radius, largest first; new rows by floor, smallest first: a staircase
+        order = np.argsort(-radii, kind="stable")
+        q_order = np.argsort(floors, kind="stable")
+        q_floor = np.asarray(floors, dtype=np.float64)[q_order]
+        Qt = Qt[:, q_order]
     out_r, out_c, out_d = [], [], []
-    for rs, cs in _tiles(n_old, n_new, min(budget, CACHE_BYTES["live_tile"]), values=1):
-        block = X_old[rs]
+    tile = min(budget, CACHE_BYTES["live_tile"])
+    step = max(1, tile // (8 * max(1, n_new)))
+    for a in range(0, n_old, step):
+        rows = slice(a, min(a + step, n_old)) if order is None else order[a : a + step]
+        top = radii[rows].max(initial=-np.inf)
+        width_c = int(np.searchsorted(q_floor, top, side="left"))  # the new rows whose floor is below
+        if width_c == 0:
+            if order is not None:
+                break  # the radii only shrink from here
+            continue
+        block = X_old[rows]
         if cosine:
             block = normalize_rows(block)
         if single:
@@ -286,21 +320,23 @@ def entering_pairs(
             rows32[:, :d] = block
             if not cosine:
                 rows32[:, d] = 1.0
-            G = rows32 @ Qt[:, cs]
+            G = rows32 @ Qt[:, :width_c]
         else:
-            G = block @ Qt[:, cs]
+            G = block @ Qt[:, :width_c]
             if sp.issparse(G):
                 G = G.toarray()
             G = np.asarray(G, dtype=np.float64)
             if not cosine:
-                G -= sq_new[cs][None, :]
-        thr = thr_all[rs]
+                G -= sq_new[q_order[:width_c]][None, :]
+        thr = thr_all[rows]
         hit = np.flatnonzero(G.max(axis=1) >= thr)  # a reduction: the rows with any pair open
         if len(hit) == 0:
             continue
         r, c = np.nonzero(G[hit] >= thr[hit][:, None])
-        r = hit[r] + rs.start
-        c = c + cs.start
+        r = (hit[r] + a) if order is None else order[a + hit[r]]
+        c = q_order[c]
+        keep = radii[r] > (-np.inf if floors is None else floors[c])  # the others: the caller's
+        r, c = r[keep], c[keep]
         d_rc = _pair_reference(X_old, X_new, r, c, metric, budget)
         inside = d_rc < radii[r]
         out_r.append(r[inside])
