@@ -360,14 +360,18 @@ class LiveModel:
             d_new, i_new = self._new_lists(Xn, X, min(list_depth(k, n + m), width), metric)
             # the old rows a new row enters: among its own nearest (known), or of a larger radius
             # than its list's last distance (the kernel's staircase)
-            seen = i_new >= 0
-            floors = d_new[np.arange(m), np.maximum(seen.sum(axis=1) - 1, 0)]
-            jj, pos = np.nonzero(seen & (i_new < n))
-            ii, dd = i_new[jj, pos], d_new[jj, pos]
-            known = (radii[ii] <= floors[jj]) & (dd < radii[ii])
-            r, c, d = entering_pairs(self._fit_X, radii, Xn, metric, sq_old=sq, floors=floors)
-            r, c, d = (np.concatenate([ii[known], r]), np.concatenate([jj[known], c]),
-                       np.concatenate([dd[known], d]))
+            # (for a few rows a pass over the old rows in their order costs less than the sort)
+            if m > _KERNEL_ROWS:
+                seen = i_new >= 0
+                floors = d_new[np.arange(m), np.maximum(seen.sum(axis=1) - 1, 0)]
+                jj, pos = np.nonzero(seen & (i_new < n))
+                ii, dd = i_new[jj, pos], d_new[jj, pos]
+                known = (radii[ii] <= floors[jj]) & (dd < radii[ii])
+                r, c, d = entering_pairs(self._fit_X, radii, Xn, metric, sq_old=sq, floors=floors)
+                r, c, d = (np.concatenate([ii[known], r]), np.concatenate([jj[known], c]),
+                           np.concatenate([dd[known], d]))
+            else:
+                r, c, d = entering_pairs(self._fit_X, radii, Xn, metric, sq_old=sq)
             changed = np.unique(r)
             delta.gone.append((count_matrix(lists[changed, :k], self._Y), _rows(self._Y, changed)))
             local = np.searchsorted(changed, r)

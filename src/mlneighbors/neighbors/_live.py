@@ -275,8 +275,10 @@ def entering_pairs(
     single = not sp.issparse(X_old) and not sp.issparse(X_new) and n_new >= _FLOAT32_ROWS
     gamma = 4.0 * (d + 16) * (_U32 if single else _U)
     Qn = normalize_rows(X_new) if cosine else X_new
-    if sp.issparse(Qn):
+    if sp.issparse(Qn) and d * n_new * 8 > budget:
         Qt = Qn.T.tocsc()
+    elif sp.issparse(Qn):  # sparse rows times dense new rows: one pass, a dense product
+        Qt = Qn.T.toarray()
     else:
         Qt = np.asarray(Qn, dtype=np.float64).T
     if cosine:
