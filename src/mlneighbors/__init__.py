@@ -32,6 +32,7 @@ _LAZY |= {
     "set_config": "mlneighbors._config",
     "ProgressEvent": "mlneighbors._progress",
     "Pipeline": "mlneighbors.pipeline",
+    "Explanation": "mlneighbors._explain",
 }
 
 # submodules reachable as attributes (``mlneighbors.metrics``) without an explicit import

@@ -561,17 +561,10 @@ def _lpknn(model: Any, X: Any, idx: np.ndarray) -> tuple:
 
 
 def _dmlknn(model: Any, X: Any, idx: np.ndarray) -> tuple:
-    from ._counts import decide, dml_votes
+    from ._counts import decide
 
     C = _counts(model, idx)
-    V1, V0 = dml_votes(C, model._train_counts, model._positive, *model._tables, model.delta)
-    s = float(model.smoothing)
-    den1, den0 = model._denominators
-    with np.errstate(invalid="ignore", divide="ignore"):
-        a = model.prior_ * (s + V1) / den1
-        b = (1.0 - model.prior_) * (s + V0) / den0
-    a[:, den1 == 0] = 0.0
-    b[:, den0 == 0] = 0.0
+    V1, V0, a, b = model._vote_terms(C)
     posterior, decisions = decide(a, b)
     terms = {"count": C, "similar_true": V1.astype(np.int64), "similar_false": V0.astype(np.int64),
              "prior": np.broadcast_to(model.prior_, C.shape).copy(), "a": a, "b": b, "posterior": posterior}

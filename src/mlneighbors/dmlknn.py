@@ -124,7 +124,12 @@ class DMLkNN(KNeighborsMultilabelBase):
 
     def _score_block(self, neighbors: np.ndarray, X: Any) -> tuple[np.ndarray, np.ndarray]:
         Cx = count_matrix(neighbors, self._Y)
-        Cx = Cx.toarray() if hasattr(Cx, "toarray") else Cx
+        _, _, a, b = self._vote_terms(Cx.toarray() if hasattr(Cx, "toarray") else Cx)
+        return decide(a, b)
+
+    def _vote_terms(self, Cx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(V1, V0, a, b)`` of queries whose dense label counts are ``Cx``: the similar training
+        rows with and without each label, and the two weighted likelihoods (``explain`` shows them)."""
         V1, V0 = dml_votes(Cx, self._train_counts, self._positive, *self._tables, self.delta)
         s = float(self.smoothing)
         den1, den0 = self._denominators
@@ -133,4 +138,4 @@ class DMLkNN(KNeighborsMultilabelBase):
             b = (1.0 - self.prior_) * (s + V0) / den0
         a[:, den1 == 0] = 0.0
         b[:, den0 == 0] = 0.0
-        return decide(a, b)
+        return V1, V0, a, b
