@@ -4,7 +4,8 @@ The rank axis runs from 1 (the best) on the left to k on the right, with the cri
 drawn as a bar above it. Each model hangs from its average rank: the better half is named on the
 left, the worse half on the right, each line reaching its name without crossing another. Thick
 bars under the axis join the groups of models that Nemenyi's test does not separate (average
-ranks less than the critical difference apart); only the maximal groups are drawn.
+ranks less than the critical difference apart), or, given ``groups``, any other maximal runs (those
+of the Holm-corrected Wilcoxon tests, without the critical difference); only maximal groups are drawn.
 """
 
 from __future__ import annotations
@@ -61,10 +62,11 @@ def cliques(average_ranks: ArrayLike, cd: float) -> list[tuple[int, int]]:
 def cd_diagram(
     average_ranks: ArrayLike,
     models: Sequence[str],
-    cd: float,
+    cd: float | None,
     path: str | os.PathLike[str],
     *,
     title: str | None = None,
+    groups: Sequence[tuple[int, int]] | None = None,
 ) -> Path:
     """Draw a critical-difference diagram into a PNG or SVG file.
 
@@ -74,12 +76,17 @@ def cd_diagram(
         The models' average ranks (1 the best).
     models : sequence of str
         Their names.
-    cd : float
-        Nemenyi's critical difference.
+    cd : float or None
+        Nemenyi's critical difference; None draws no critical difference (the bars then come
+        from ``groups``).
     path : str or os.PathLike
         Ending in ``.png`` or ``.svg``; written whole or not at all.
     title : str, optional
         A line above the diagram.
+    groups : sequence of tuple of int, optional
+        The bars, as ``(first, last)`` positions in the ascending order of ``average_ranks``
+        (:func:`cliques`' form; :func:`mlneighbors.benchmark.wilcoxon_cliques` gives those of
+        the Holm-corrected Wilcoxon tests); by default ``cliques(average_ranks, cd)``.
 
     Returns
     -------
@@ -110,9 +117,11 @@ def cd_diagram(
     except ImportError as exc:
         raise ImportError("the critical-difference diagram needs matplotlib: pip install 'mlneighbors[plot]'") from exc
 
+    if cd is None and groups is None:
+        raise ValueError("cd_diagram needs the critical difference or the groups to draw")
     k = ranks.size
     order = np.argsort(ranks, kind="stable")
-    groups = cliques(ranks, cd)
+    groups = cliques(ranks, cd) if groups is None else [(int(i), int(last)) for i, last in groups]
     half = (k + 1) // 2
     # vertical layout in "rows" (y grows downwards): CD bar, axis, group bars, then one row per name
     step, bar_gap = 0.55, 0.3
@@ -135,13 +144,14 @@ def cd_diagram(
 
     # the critical difference, from rank 1; one wider than the axis (few datasets) is drawn to
     # its end, open, and says that it separates nothing
-    cd_y = -1.05
-    end = min(1 + cd, k)
-    ax.plot([1, end], [cd_y, cd_y], **line)
-    for tick in (1, end) if 1 + cd <= k else (1,):
-        ax.plot([tick, tick], [cd_y - 0.1, cd_y + 0.1], **line)
-    label = f"CD = {cd:.3f}" if 1 + cd <= k else f"CD = {cd:.3f}, wider than the ranks: no pair can be separated"
-    ax.text((1 + end) / 2, cd_y - 0.14, label, ha="center", va="bottom", fontsize=9)
+    if cd is not None:
+        cd_y = -1.05
+        end = min(1 + cd, k)
+        ax.plot([1, end], [cd_y, cd_y], **line)
+        for tick in (1, end) if 1 + cd <= k else (1,):
+            ax.plot([tick, tick], [cd_y - 0.1, cd_y + 0.1], **line)
+        label = f"CD = {cd:.3f}" if 1 + cd <= k else f"CD = {cd:.3f}, wider than the ranks: no pair can be separated"
+        ax.text((1 + end) / 2, cd_y - 0.14, label, ha="center", va="bottom", fontsize=9)
     if title is not None:
         ax.text((1 + k) / 2, -1.75, title, ha="center", va="bottom", fontsize=9, parse_math=False)
 

@@ -23,7 +23,8 @@ chooses its test from normality and variance checks (Demšar's protocol must not
 data), needs at least five datasets, computes the critical difference through statsmodels'
 ``qsturng`` and has no Holm test against a control nor pairwise Wilcoxon; it needs pandas,
 statsmodels, baycomp and jinja2. **baycomp** answers another question (Bayesian signed-rank and
-hierarchical tests with a region of practical equivalence) than the one papers report.
+hierarchical tests with a region of practical equivalence) than Demšar's; it computes the
+Bayesian signed-rank test here, when asked (:func:`bayesian_signed_rank`).
 
 The choice: every test statistic and p-value is one call to scipy.stats, a core dependency, so
 the statistics need no extra. Written here are only the closed forms that no library exposes in
@@ -64,9 +65,11 @@ References
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -75,12 +78,16 @@ from scipy import stats
 from .._docstrings import fill_doc
 
 __all__ = [
+    "BayesianPair",
     "Comparison",
+    "CorrectedTTest",
     "Friedman",
     "HolmRow",
     "NemenyiPair",
     "WilcoxonPair",
+    "bayesian_signed_rank",
     "compare",
+    "corrected_resampled_t",
     "critical_difference",
     "friedman",
     "holm",
@@ -88,6 +95,7 @@ __all__ = [
     "iman_davenport",
     "nemenyi",
     "rank_table",
+    "wilcoxon_cliques",
     "wilcoxon_pairs",
 ]
 
@@ -506,6 +514,15 @@ class WilcoxonPair:
         The two differ at ``alpha``.
     wins, ties, losses : int
         Datasets on which ``first`` is better than, equal to, worse than ``second``.
+    mean_difference : float
+        The effect in the metric's units: the mean over datasets of ``first - second``
+        (``second - first`` for a metric better low), positive when ``first`` is better.
+    rank_biserial : float
+        The effect size of the signed-rank test: the matched-pairs rank-biserial correlation
+        ``r = (R+ - R-) / (R+ + R-)`` (Kerby 2014), the signed ranks of the non-zero differences
+        (``scipy.stats.rankdata`` of their absolute values, ties averaged) summed where ``first``
+        is better (``R+``) and where it is worse (``R-``); in [-1, 1], positive when ``first``
+        is better, 0 when every difference is 0.
 
     Examples
     --------
@@ -513,6 +530,8 @@ class WilcoxonPair:
     >>> (pair,) = wilcoxon_pairs([[0.9, 0.8], [0.7, 0.7], [0.5, 0.6]], models=["A", "B"])
     >>> pair.wins, pair.ties, pair.losses
     (1, 1, 1)
+    >>> round(pair.mean_difference, 4), pair.rank_biserial
+    (0.0, 0.0)
     """
 
     first: str
@@ -524,6 +543,17 @@ class WilcoxonPair:
     wins: int
     ties: int
     losses: int
+    mean_difference: float
+    rank_biserial: float
+
+
+def _rank_biserial(better: NDArray[np.float64]) -> float:
+    """Kerby's matched-pairs rank-biserial correlation of the differences ``better``."""
+    nonzero = better[better != 0]
+    if not nonzero.size:
+        return 0.0
+    ranks = stats.rankdata(np.abs(nonzero))
+    return float((ranks[nonzero > 0].sum() - ranks[nonzero < 0].sum()) / ranks.sum())
 
 
 def wilcoxon_pairs(
@@ -577,8 +607,287 @@ def wilcoxon_pairs(
         better = sign * (table[:, a] - table[:, b])
         out.append(WilcoxonPair(labels[a], labels[b], float(statistic[t]), float(pvalues[t]), float(adjusted[t]),
                                 bool(reject[t]), int((better > 0).sum()), int((better == 0).sum()),
-                                int((better < 0).sum())))
+                                int((better < 0).sum()), float(better.mean()), _rank_biserial(better)))
     return out
+
+
+def wilcoxon_cliques(models: Sequence[str], average_ranks: ArrayLike,
+                     pairs: Sequence[WilcoxonPair]) -> list[tuple[int, int]]:
+    """The maximal runs of models (by rank order) that Holm-corrected Wilcoxon tests do not separate.
+
+    Benavoli, Corani and Mangili (2016) advise against Nemenyi's test on mean ranks: whether two
+    models differ then depends on the other models compared. This draws the diagram's bars from
+    the pairwise Wilcoxon signed-rank tests, Holm-corrected (:func:`wilcoxon_pairs`): a bar joins
+    the models at rank positions ``first`` to ``last`` when no pair among them is rejected.
+
+    Parameters
+    ----------
+    models : sequence of str
+        The models, in the order of ``average_ranks``.
+    average_ranks : array-like of shape (n_models,)
+        Their average ranks.
+    pairs : sequence of WilcoxonPair
+        Every pair of ``models`` (as :func:`wilcoxon_pairs` gives them).
+
+    Returns
+    -------
+    list of tuple of int
+        ``(first, last)`` positions in the ascending order of ``average_ranks`` (stable),
+        ``first < last``, the form of the critical difference's groups in the diagram. A model
+        that differs from both neighbours is in none.
+
+    Examples
+    --------
+    >>> from mlneighbors.benchmark import WilcoxonPair, wilcoxon_cliques
+    >>> def pair(a, b, reject):
+    ...     return WilcoxonPair(a, b, 0.0, 0.5, 0.5, reject, 0, 0, 0, 0.0, 0.0)
+    >>> pairs = [pair("A", "B", False), pair("A", "C", True), pair("B", "C", False)]
+    >>> wilcoxon_cliques(["A", "B", "C"], [1.2, 2.0, 2.8], pairs)
+    [(0, 1), (1, 2)]
+    """
+    labels = [str(m) for m in models]
+    ranks = np.asarray(average_ranks, dtype=np.float64)
+    if ranks.shape != (len(labels),):
+        raise ValueError(f"average_ranks must hold one rank per model ({len(labels)}); got shape {ranks.shape}")
+    position = {name: p for p, name in enumerate(labels)}
+    differ = np.zeros((len(labels), len(labels)), dtype=bool)
+    for p in pairs:
+        if p.first not in position or p.second not in position:
+            raise ValueError(f"the pair {p.first} / {p.second} names a model not in {labels}")
+        differ[position[p.first], position[p.second]] = differ[position[p.second], position[p.first]] = p.reject
+    order = np.argsort(ranks, kind="stable")
+    differ = differ[np.ix_(order, order)]
+    found, reach = [], 0
+    for i in range(len(labels)):
+        last = i
+        while last + 1 < len(labels) and not differ[i:last + 2, i:last + 2].any():
+            last += 1
+        if last > i and last > reach:
+            found.append((i, last))
+            reach = last
+    return found
+
+
+@dataclass(frozen=True)
+class BayesianPair:
+    """The Bayesian signed-rank test of two models over the datasets, with a ROPE.
+
+    The probabilities are baycomp's (``baycomp.two_on_multiple`` on the two columns): the share
+    of the posterior's samples in which ``first`` is better by more than ``rope`` (``left``),
+    the two are practically equivalent (``equivalent``), ``second`` is better by more than
+    ``rope`` (``right``). They need no correction for multiple comparisons; Benavoli et al.
+    (2017) read a probability above 0.95 as a decision.
+
+    Parameters
+    ----------
+    first, second : str
+        The models, in the table's order.
+    rope : float
+        The half-width of the region of practical equivalence, in the metric's units.
+    left, equivalent, right : float
+        ``P(first better)``, ``P(equivalent)``, ``P(second better)``; they sum to 1.
+    samples : int
+        The posterior's samples.
+    seed : int
+        baycomp's ``random_state``: the same seed gives the same probabilities.
+
+    Examples
+    --------
+    >>> from mlneighbors.benchmark import BayesianPair
+    >>> pair = BayesianPair("A", "B", 0.01, 0.01, 0.97, 0.02, 50000, 0)
+    >>> pair.decision
+    'equivalent'
+    """
+
+    first: str
+    second: str
+    rope: float
+    left: float
+    equivalent: float
+    right: float
+    samples: int
+    seed: int
+
+    @property
+    def decision(self) -> str:
+        """``first``'s name, ``second``'s, ``"equivalent"`` when a probability exceeds 0.95, else ``""``."""
+        for p, name in ((self.left, self.first), (self.equivalent, "equivalent"), (self.right, self.second)):
+            if p > 0.95:
+                return name
+        return ""
+
+
+def _baycomp() -> Any:
+    try:
+        import baycomp
+    except ImportError as exc:
+        raise ImportError("the Bayesian signed-rank test needs baycomp: pip install 'mlneighbors[stats]'") from exc
+    return baycomp
+
+
+def bayesian_signed_rank(
+    values: ArrayLike,
+    *,
+    models: Sequence[str] | None = None,
+    greater_is_better: bool = True,
+    rope: float = 0.01,
+    samples: int = 50000,
+    seed: int = 0,
+) -> list[BayesianPair]:
+    """The Bayesian signed-rank test (Benavoli et al. 2014, 2017) of every pair of models, by baycomp.
+
+    Parameters
+    ----------
+    values : array-like of shape (n_datasets, n_models)
+        One finite value per dataset and model (a metric's mean over folds); at least 2 datasets.
+    models : sequence of str, optional
+        The models' names, in the order of the columns.
+    greater_is_better : bool, default=True
+        For a metric better low the columns are negated first, so that ``left`` is always
+        ``first`` better (baycomp's left is the first argument's higher scores).
+    rope : float, default=0.01
+        The region of practical equivalence: differences within ``rope`` (in the metric's
+        units: 0.01 is one point of a score in [0, 1]) are no difference. 0 gives no ROPE.
+    samples : int, default=50000
+        The posterior's samples (baycomp's ``nsamples``; about 0.4 s per pair on 14 datasets).
+    seed : int, default=0
+        baycomp's ``random_state``, the same for every pair: the report is reproducible.
+
+    Returns
+    -------
+    list of BayesianPair
+        Every pair, in the order of ``itertools.combinations``.
+
+    Raises
+    ------
+    ImportError
+        Without baycomp (the ``stats`` extra).
+
+    References
+    ----------
+    .. [1] A. Benavoli, G. Corani, F. Mangili, M. Zaffalon, F. Ruggeri, "A Bayesian Wilcoxon
+       signed-rank test based on the Dirichlet process", ICML 2014.
+    .. [2] A. Benavoli, G. Corani, J. Demšar, M. Zaffalon, "Time for a change: a tutorial for
+       comparing multiple classifiers through Bayesian analysis", JMLR 18 (2017) 1-36.
+
+    Examples
+    --------
+    >>> from mlneighbors.benchmark import bayesian_signed_rank
+    >>> table = [[0.90, 0.80], [0.70, 0.60], [0.50, 0.45], [0.80, 0.70], [0.60, 0.50]]
+    >>> (pair,) = bayesian_signed_rank(table, models=["A", "B"], samples=1000)  # doctest: +SKIP
+    >>> pair.left > 0.9  # doctest: +SKIP
+    True
+    """
+    table = _table(values)
+    n, k = table.shape
+    labels = _labels(models, k)
+    if n < 2 or k < 2:
+        raise ValueError(f"the Bayesian signed-rank test needs at least 2 datasets and 2 models; got {n} and {k}")
+    if not (np.isfinite(rope) and rope >= 0):
+        raise ValueError(f"rope must be a finite number >= 0; got {rope!r}")
+    if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
+        raise ValueError(f"samples must be a positive integer; got {samples!r}")
+    baycomp = _baycomp()
+    signed = table if greater_is_better else -table
+    out = []
+    for a, b in combinations(range(k), 2):
+        left, equivalent, right = baycomp.two_on_multiple(signed[:, a], signed[:, b], float(rope),
+                                                          nsamples=int(samples), random_state=int(seed))
+        out.append(BayesianPair(labels[a], labels[b], float(rope), float(left), float(equivalent), float(right),
+                                int(samples), int(seed)))
+    return out
+
+
+@dataclass(frozen=True)
+class CorrectedTTest:
+    """Nadeau and Bengio's corrected resampled t-test of two models on one dataset's folds.
+
+    Parameters
+    ----------
+    statistic : float
+        ``t = mean(d) / sqrt((1/J + n_test/n_train) s^2)``, ``d`` the per-fold differences,
+        ``s^2`` their sample variance; infinite when every fold differs by the same non-zero
+        amount, 0 when every fold ties.
+    pvalue : float
+        Two-sided, from Student's t with ``J - 1`` degrees of freedom.
+    mean_difference : float
+        ``mean(d)``, first minus second.
+    folds : int
+        ``J``, the folds (all repeats of cross-validation).
+    test_train_ratio : float
+        ``n_test / n_train`` of a fold.
+
+    Examples
+    --------
+    >>> from mlneighbors.benchmark import corrected_resampled_t
+    >>> result = corrected_resampled_t([0.8, 0.7, 0.9], [0.8, 0.7, 0.9], test_train_ratio=0.5)
+    >>> result.statistic, result.pvalue
+    (0.0, 1.0)
+    """
+
+    statistic: float
+    pvalue: float
+    mean_difference: float
+    folds: int
+    test_train_ratio: float
+
+
+def corrected_resampled_t(first: ArrayLike, second: ArrayLike, *, test_train_ratio: float) -> CorrectedTTest:
+    """Nadeau and Bengio's corrected resampled t-test over the folds of one dataset.
+
+    The folds of cross-validation share training rows, so the per-fold differences are
+    correlated and the plain paired t-test is far too liberal; Nadeau and Bengio (2003) inflate
+    the variance by the test/train ratio: ``t = mean(d) / sqrt((1/J + n2/n1) s^2)`` with ``J``
+    the folds (``k r`` for ``r`` repeats of ``k``-fold cross-validation, Bouckaert and Frank
+    2004), ``n2/n1`` the test/train ratio of a fold (``1/(k - 1)`` for ``k``-fold), ``s^2`` the
+    sample variance (ddof = 1) of the differences ``d``, and ``J - 1`` degrees of freedom. This
+    is Weka's ``PairedCorrectedTTester`` and MEKA's, which mark a significant win ``v`` and a
+    loss ``*``. No library exposes it; the p-value is ``scipy.stats.t``'s.
+
+    Parameters
+    ----------
+    first, second : array-like of shape (n_folds,)
+        The two models' values on the same folds; at least 2 folds.
+    test_train_ratio : float
+        ``n_test / n_train`` of a fold, > 0.
+
+    Returns
+    -------
+    CorrectedTTest
+
+    References
+    ----------
+    .. [1] C. Nadeau, Y. Bengio, "Inference for the Generalization Error", Machine Learning 52
+       (2003) 239-281.
+    .. [2] R. Bouckaert, E. Frank, "Evaluating the Replicability of Significance Tests for
+       Comparing Learning Algorithms", PAKDD 2004, 3-12.
+
+    Examples
+    --------
+    >>> from mlneighbors.benchmark import corrected_resampled_t
+    >>> result = corrected_resampled_t([0.81, 0.79, 0.84, 0.80], [0.78, 0.77, 0.80, 0.79],
+    ...                                test_train_ratio=1 / 3)
+    >>> round(result.statistic, 3), round(result.pvalue, 4)
+    (2.535, 0.085)
+    """
+    a = np.asarray(first, dtype=np.float64).reshape(-1)
+    b = np.asarray(second, dtype=np.float64).reshape(-1)
+    if a.shape != b.shape or a.size < 2:
+        raise ValueError(f"the corrected resampled t-test needs the same >= 2 folds of both models; got {a.size} "
+                         f"and {b.size}")
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        raise ValueError("the corrected resampled t-test needs a finite value on every fold")
+    if not (np.isfinite(test_train_ratio) and test_train_ratio > 0):
+        raise ValueError(f"test_train_ratio must be > 0; got {test_train_ratio!r}")
+    d = a - b
+    folds = d.size
+    mean = float(d.mean())
+    if np.ptp(d) == 0:
+        # no variance: every fold ties (p = 1) or every fold differs by the same amount (Weka: p = 0)
+        return CorrectedTTest(0.0 if mean == 0 else math.copysign(math.inf, mean), 1.0 if mean == 0 else 0.0,
+                              mean, folds, float(test_train_ratio))
+    t = mean / math.sqrt((1 / folds + test_train_ratio) * float(d.var(ddof=1)))
+    return CorrectedTTest(float(t), float(2 * stats.t.sf(abs(t), folds - 1)), mean, folds, float(test_train_ratio))
 
 
 @dataclass(frozen=True)
@@ -612,6 +921,8 @@ class Comparison:
     notes : tuple of str
         Every decision taken on this table that a reader needs: skipped tests and why, ties,
         an infinite ``F_F``, post-hoc results without a Friedman rejection.
+    bayesian : list of BayesianPair
+        Every pair by the Bayesian signed-rank test (empty unless asked, or when skipped).
 
     Examples
     --------
@@ -633,6 +944,7 @@ class Comparison:
     holm: list[HolmRow]
     wilcoxon: list[WilcoxonPair]
     notes: tuple[str, ...]
+    bayesian: list[BayesianPair] = field(default_factory=list)
 
 
 def compare(
@@ -642,6 +954,10 @@ def compare(
     greater_is_better: bool = True,
     control: str | None = None,
     alpha: float = 0.05,
+    bayesian: bool = False,
+    rope: float = 0.01,
+    samples: int = 50000,
+    seed: int = 0,
 ) -> Comparison:
     """Rank the models on every dataset and run every test that the table allows.
 
@@ -657,6 +973,15 @@ def compare(
         A model of ``models`` to test every other against (Holm); none by default.
     alpha : float, default=0.05
         The significance level of every test.
+    bayesian : bool, default=False
+        Also the Bayesian signed-rank test of every pair (:func:`bayesian_signed_rank`, by
+        baycomp: the ``stats`` extra).
+    rope : float, default=0.01
+        Its region of practical equivalence, in the metric's units.
+    samples : int, default=50000
+        Its posterior samples.
+    seed : int, default=0
+        Its seed.
 
     Returns
     -------
@@ -728,5 +1053,8 @@ def compare(
         identical = [f"{p.first} = {p.second}" for p in found["wilcoxon"] if p.ties == n]
         if identical and len(identical) < len(found["wilcoxon"]):
             notes.append("equal on every dataset, so Wilcoxon p = 1: " + ", ".join(identical))
+        if bayesian:
+            found["bayesian"] = bayesian_signed_rank(table, models=labels, greater_is_better=greater_is_better,
+                                                     rope=rope, samples=samples, seed=seed)
     return Comparison(tuple(labels), n, alpha, ranks, average, found["friedman"], found["cd"], found["nemenyi"],
-                      control, found["holm"], found["wilcoxon"], tuple(notes))
+                      control, found["holm"], found["wilcoxon"], tuple(notes), found.get("bayesian", []))

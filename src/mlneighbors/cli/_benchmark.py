@@ -92,7 +92,9 @@ def add_benchmark_parser(sub: Any, models_epilog: str) -> None:
         "report", help="tables and statistical tests from STORE (nothing is computed)", formatter_class=raw,
         description=_wrap("Per metric: mean and standard deviation per dataset and model (the best marked), average "
                     "ranks, Friedman's and Iman-Davenport's tests, Nemenyi's test, Holm's test against --control, "
-                    "pairwise Wilcoxon tests; and a critical-difference diagram with --diagram."))
+                    "pairwise Wilcoxon tests with their effect sizes; and a critical-difference diagram with "
+                    "--diagram. On request: the Bayesian signed-rank test (--bayesian) and, per dataset, the "
+                    "corrected resampled t-test against the control (--fold-test)."))
     s.add_argument("store", metavar="STORE", help="a results store written by 'benchmark run' (read only)")
     s.add_argument("--metrics", metavar="M1,M2", help="the metrics to report (default: every metric in the store)")
     s.add_argument("--control", metavar="MODEL", help="the model Holm's test compares every other model with")
@@ -101,6 +103,23 @@ def add_benchmark_parser(sub: Any, models_epilog: str) -> None:
     s.add_argument("--out", metavar="FILE", help="write the report there (default: standard output)")
     s.add_argument("--diagram", metavar="FILE",
                    help="critical-difference diagram, FILE.png or FILE.svg (several metrics: FILE-<metric>.png)")
+    s.add_argument("--cd", choices=("nemenyi", "wilcoxon-holm"), default="nemenyi",
+                   help="what the diagram's bars join: models less than Nemenyi's critical difference apart "
+                        "(default), or models that no Holm-corrected Wilcoxon signed-rank test separates "
+                        "(Benavoli, Corani and Mangili 2016)")
+    reviewers = s.add_argument_group("the tests reviewers ask for (not in the default report)")
+    reviewers.add_argument("--bayesian", action="store_true",
+                           help="the Bayesian signed-rank test of every pair over the datasets, by baycomp (the "
+                                "'stats' extra): P(first better), P(equivalent), P(second better)")
+    reviewers.add_argument("--rope", type=float, default=0.01, metavar="R",
+                           help="its region of practical equivalence, in the metric's units (default 0.01)")
+    reviewers.add_argument("--samples", type=int, default=50000, metavar="N",
+                           help="its posterior samples (default 50000, about 0.4 s per pair)")
+    reviewers.add_argument("--seed", type=int, default=0, help="its seed (default 0): the same report every time")
+    reviewers.add_argument("--fold-test", action="store_true",
+                           help="per dataset, every configuration against --control by Nadeau and Bengio's "
+                                "corrected resampled t-test over the folds, marked as Weka and MEKA do: v better, "
+                                "* worse")
     s.set_defaults(func=cmd_benchmark_report)
 
     e = steps.add_parser(
@@ -370,12 +389,28 @@ def cmd_benchmark_report(args: argparse.Namespace) -> int:
         raise choice_error("control model", args.control, models, REPORT)
     if not 0 < args.alpha < 1:
         raise CLIError(f"mlneighbors {REPORT}: --alpha must be in (0, 1), got {args.alpha:g}")
+    if args.cd != "nemenyi" and args.diagram is None:
+        raise CLIError(f"mlneighbors {REPORT}: --cd {args.cd} chooses the diagram's bars: give --diagram FILE too")
+    if args.fold_test and args.control is None:
+        raise CLIError(f"mlneighbors {REPORT}: --fold-test tests every configuration against the control: give "
+                       "--control MODEL")
+    if not args.rope >= 0 or args.rope == float("inf"):
+        raise CLIError(f"mlneighbors {REPORT}: --rope must be a number >= 0, got {args.rope:g}")
+    if args.samples < 1:
+        raise CLIError(f"mlneighbors {REPORT}: --samples must be at least 1, got {args.samples}")
+    if args.bayesian:
+        from importlib.util import find_spec
+
+        if find_spec("baycomp") is None:  # said before the store is read
+            raise CLIError(f"mlneighbors {REPORT}: --bayesian needs baycomp: pip install 'mlneighbors[stats]'")
     try:
         from ..benchmark import build_report
     except ImportError as exc:
         raise ImportError(f"the report needs its statistics module: {exc}") from None
     try:
-        report = build_report(rows, metrics=metrics, control=args.control, alpha=args.alpha, provenance=provenance)
+        report = build_report(rows, metrics=metrics, control=args.control, alpha=args.alpha, provenance=provenance,
+                              bayesian=args.bayesian, rope=args.rope, samples=args.samples, seed=args.seed,
+                              fold_test=args.fold_test)
     except ValueError as exc:
         raise CLIError(f"mlneighbors {REPORT}: {' '.join(str(exc).split())}") from None
     text = {"markdown": report.to_markdown, "latex": report.to_latex, "csv": report.to_csv,
@@ -385,7 +420,7 @@ def cmd_benchmark_report(args: argparse.Namespace) -> int:
         for metric in drawn:
             path = args.diagram if len(drawn) == 1 else f"{args.diagram[: -len(suffix)]}-{metric}{suffix}"
             try:
-                report.cd_diagram(path, metric)
+                report.cd_diagram(path, metric, cliques=args.cd)
             except ValueError as exc:  # no test ran for this metric (one model, < 2 complete datasets)
                 if len(drawn) == 1:
                     raise CLIError(f"mlneighbors {REPORT}: {' '.join(str(exc).split())}") from None
