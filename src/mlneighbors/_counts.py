@@ -6,6 +6,8 @@ No estimator objects here; every function is vectorised over instances and label
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -16,6 +18,7 @@ __all__ = [
     "count_matrix",
     "count_tables",
     "decide",
+    "distance_weights",
     "distinct_rows",
     "dml_votes",
     "label_likelihoods",
@@ -27,6 +30,8 @@ __all__ = [
     "table_top_k",
     "top_m",
     "vote_scores",
+    "weighted_vote_scores",
+    "weighted_votes",
 ]
 
 #: bytes of temporaries per (row x label) cell of a label-side block: the int32 counts, their
@@ -114,6 +119,77 @@ def vote_scores(C: np.ndarray, k: int) -> np.ndarray:
     ``(C + 1) / (k + 2)`` would be exactly 0.5, which rounds to 0.
     """
     return (C + 1.0) / (k + 1.5)
+
+
+def distance_weights(dist: np.ndarray, weights: Any) -> np.ndarray:
+    """The vote weight of every neighbour from its distance, by scikit-learn's rule.
+
+    ``weights="distance"``: ``1 / d``; a row with a neighbour at distance 0 (``1 / d``
+    infinite) gives its neighbours at distance 0 weight 1 and the others weight 0, as
+    ``sklearn.neighbors.KNeighborsClassifier`` does (``sklearn.neighbors._base._get_weights``).
+    A callable is given the (n, k) distances and must return (n, k) finite weights >= 0.
+
+    >>> distance_weights(np.array([[0.5, 2.0], [0.0, 1.0]]), "distance")
+    array([[2. , 0.5],
+           [1. , 0. ]])
+    """
+    if isinstance(weights, str) and weights == "distance":
+        with np.errstate(divide="ignore"):
+            w = 1.0 / dist
+        infinite = np.isinf(w)
+        rows = infinite.any(axis=1)
+        w[rows] = infinite[rows]
+        return w
+    w = np.asarray(weights(dist), dtype=np.float64)
+    if w.shape != dist.shape:
+        raise ValueError(f"weights: the callable returned shape {w.shape} for distances of shape {dist.shape}; "
+                         "it must return one weight per neighbour")
+    if not np.isfinite(w).all() or (w < 0).any():
+        raise ValueError("weights: the callable must return finite weights >= 0, got "
+                         f"{w[~(np.isfinite(w) & (w >= 0))][:5].tolist()}")
+    return w
+
+
+def weighted_votes(
+    neighbors: np.ndarray, w: np.ndarray, Y: np.ndarray | sp.csr_matrix
+) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray]:
+    """``V[q, l]``: the summed weights of the neighbours of query ``q`` carrying label ``l``,
+    and ``W[q]``: the summed weights of all its neighbours.
+
+    One weighted sparse (query x training row) selection matrix times Y: dense V for dense Y,
+    CSR for sparse Y.  Every sum runs in neighbour order (``W`` too), so a label that every
+    neighbour carries has ``V == W`` exactly, and integer weights give exact integer sums
+    (weights of 1: the membership counts and ``W = k``).
+
+    Returns
+    -------
+    V : ndarray or CSR of shape (n_queries, n_labels), float64
+    W : ndarray of shape (n_queries,), float64
+    """
+    n_queries, k = neighbors.shape
+    select = sp.csr_matrix(
+        (np.asarray(w, dtype=np.float64).ravel(), neighbors.ravel(), np.arange(0, n_queries * k + 1, k)),
+        shape=(n_queries, Y.shape[0]),
+    )
+    W = np.asarray(select @ np.ones(Y.shape[0]), dtype=np.float64).ravel()
+    V = select @ Y
+    if sp.issparse(V):
+        V = sp.csr_matrix(V, dtype=np.float64)
+        V.sort_indices()
+        return V, W
+    return np.asarray(V, dtype=np.float64), W
+
+
+def weighted_vote_scores(V: np.ndarray, W: np.ndarray, k: int) -> np.ndarray:
+    """:func:`vote_scores` of weighted votes: ``(k V / W + 1) / (k + 1.5)``, the smoothed share
+    on the scale of ``k`` votes (a row of total weight 0 scores as no vote).
+
+    Weights of 1 (``V`` the counts, ``W = k``) give :func:`vote_scores` bit for bit: ``k V``
+    and ``k V / k`` are exact in integers.
+    """
+    W = np.asarray(W, dtype=np.float64)[:, None]
+    share_k = np.divide(k * V, W, out=np.zeros(np.shape(V)), where=W > 0)
+    return (share_k + 1.0) / (k + 1.5)
 
 
 def top_m(C: np.ndarray, m: np.ndarray) -> np.ndarray:

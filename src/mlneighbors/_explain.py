@@ -512,6 +512,8 @@ def _lamlknn(model: Any, X: Any, idx: np.ndarray) -> tuple:
 def _brknn(model: Any, X: Any, idx: np.ndarray) -> tuple:
     from ._counts import vote_scores
 
+    if not (isinstance(model.weights, str) and model.weights == "uniform"):
+        return model._explain_weighted(X)  # weighted votes: the model's own terms, same names
     C = _counts(model, idx)
     k = model.n_neighbors_
     share = C / k
@@ -545,6 +547,8 @@ def _brknn(model: Any, X: Any, idx: np.ndarray) -> tuple:
 def _lpknn(model: Any, X: Any, idx: np.ndarray) -> tuple:
     from ._counts import vote_scores
 
+    if not (isinstance(model.weights, str) and model.weights == "uniform"):
+        return model._explain_weighted(X)  # weighted votes: the model's own terms, same names
     C = _counts(model, idx)
     sets = model._set_of_row[idx]
     # each neighbour's label set and how many neighbours carry it; the first neighbour of

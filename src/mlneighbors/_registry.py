@@ -176,12 +176,19 @@ ESTIMATORS: tuple[Estimator, ...] = (
               # -a adds the best label to an empty set, -b takes the m best: tops of the ranking
               examples=(Example("brknn", {_N: 4}, "proba > 0.5"),
                         Example("brknn-a", {_N: 4, "extension": "a"}, "top of proba"),
-                        Example("brknn-b", {_N: 4, "extension": "b"}, "top of proba")),
+                        Example("brknn-b", {_N: 4, "extension": "b"}, "top of proba"),
+                        # weighted votes (1 / d): another path, the search's distances and a weighted product
+                        Example("brknn-distance", {_N: 4, "weights": "distance"}, "proba > 0.5"),
+                        Example("brknn-b-distance", {_N: 4, "extension": "b", "weights": "distance"},
+                                "top of proba")),
               inert=_SEARCH),
     Estimator("LPkNN", "mlneighbors.lpknn", _N,
               models=(Model("lpknn", "LPkNN", "LPkNN"),),
               examples=(Example("lpknn", {_N: 4}, "own rule: the label set most neighbours share, whatever the "
-                                                      "vote fraction of each label"),),
+                                                      "vote fraction of each label"),
+                        Example("lpknn-distance", {_N: 4, "weights": "distance"},
+                                "own rule: the label set of most neighbour weight, whatever the weighted "
+                                "share of each label")),
               inert=_SEARCH),
     Estimator("DMLkNN", "mlneighbors.dmlknn", _N,
               models=(Model("dmlknn", "DML-kNN", "DML-kNN"),),
