@@ -33,6 +33,7 @@ label-restricted index itself.
 from __future__ import annotations
 
 import warnings
+from contextlib import nullcontext
 from numbers import Integral
 from typing import Any
 
@@ -54,7 +55,7 @@ from ._targets import in_fit_order, plain_rows_top, target_classes
 from ._updates import LiveModel, list_depth
 from .exceptions import LabelWarning, NeighborsWarning
 from .neighbors import check_result, check_scale, loo_kneighbors
-from .neighbors._internal import FLOAT_DTYPES, answers_sets, check_rows, float_rows, search
+from .neighbors._internal import FLOAT_DTYPES, answers_sets, blas_single_thread, check_rows, float_rows, search
 
 __all__ = ["CountTableModel", "KNeighborsMultilabelBase", "unseen_labels_message"]
 
@@ -127,6 +128,10 @@ class KNeighborsMultilabelBase(
 
     #: whether ``fit`` needs the leave-one-out membership counts of the training rows
     _needs_loo: bool = True
+    #: whether the model's own products run on one BLAS thread in ``fit`` and ``predict`` (a
+    #: model whose numbers would otherwise depend on the machine's thread settings: a BLAS
+    #: splits a product differently on 1 and 2 threads, which rounds differently)
+    _one_blas_thread: bool = False
 
     # -- fit ---------------------------------------------------------------------------
 
@@ -146,6 +151,10 @@ class KNeighborsMultilabelBase(
         self : object
         """
         validate_params(self)
+        with blas_single_thread() if self._one_blas_thread else nullcontext():
+            return self._fit(X, y, ids)
+
+    def _fit(self, X: Any, y: Any, ids: Any) -> KNeighborsMultilabelBase:
         X, Y = self._validate_training_data(X, y)
         n = X.shape[0]
         self.training_ids_ = default_ids(0, n) if ids is None else check_ids(ids, n)
@@ -168,7 +177,7 @@ class KNeighborsMultilabelBase(
                 + ("leave (leave-one-out excludes the row itself)" if self._needs_loo else "have")
                 + f"; using n_neighbors_={limit}",
                 NeighborsWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
         self.n_neighbors_ = min(k, limit)
 
@@ -186,7 +195,7 @@ class KNeighborsMultilabelBase(
             names = [str(c) for c in columns] if columns is not None and len(columns) == Y.shape[1] else None
             warning = LabelWarning(unseen_labels_message(empty, names))
             warning.label_positions = empty  # the command line names them from the file's header
-            warnings.warn(warning, stacklevel=3)
+            warnings.warn(warning, stacklevel=4)
         return X, Y
 
     def _check_params(self, n_samples: int) -> None:
@@ -314,6 +323,10 @@ class KNeighborsMultilabelBase(
         raise NotImplementedError  # pragma: no cover - abstract
 
     def _scores_and_decisions(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        with blas_single_thread() if self._one_blas_thread else nullcontext():
+            return self._block_scores(X)
+
+    def _block_scores(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         X = self._validate_queries(X)
         k = self.n_neighbors_
         neighbors = self._neighbours_for_rule(X, k)

@@ -457,7 +457,7 @@ class LiveModel:
         if empty.size:
             from ._base import unseen_labels_message
 
-            warnings.warn(LabelWarning(unseen_labels_message(empty)), stacklevel=3)
+            warnings.warn(LabelWarning(unseen_labels_message(empty)), stacklevel=4)
         index = self.__dict__.get("_index")
         exact = getattr(index, "exact", False)
         if delta.added_labels is not None and index is not None and not exact and get_capabilities(index).adds_rows:

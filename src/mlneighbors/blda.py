@@ -20,6 +20,7 @@ from ._docstrings import fill_doc
 from ._params import Integer, Real, validate_params
 from ._persist import VersionedState
 from ._targets import in_fit_order, target_classes
+from .neighbors._internal import blas_single_thread
 
 __all__ = ["BLDA"]
 
@@ -120,6 +121,13 @@ class BLDA(VersionedState, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         validate_params(self)
         if not np.isfinite(self.reg):
             raise ValueError(f"reg must be a finite number >= 0, got {self.reg!r}")
+        # every product and the eigen-solver on one BLAS thread: a BLAS splits them differently
+        # on 1 and 2 threads, which rounds differently, and BKNN's thresholds after the
+        # projection are learnt on nearly tied scores
+        with blas_single_thread():
+            return self._fit(X, y)
+
+    def _fit(self, X: Any, y: Any) -> BLDA:
         X, Y = self._validate_training_data(X, y)
         n, d = X.shape
         if sp.issparse(Y):
@@ -199,7 +207,8 @@ class BLDA(VersionedState, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         check_is_fitted(self, "components_")
         X = validate_data(self, in_fit_order(self, X), accept_sparse="csr", dtype=np.float64, reset=False)
         W = self.components_.T
-        return np.asarray(X @ W) - self.mean_ @ W
+        with blas_single_thread():  # the same numbers on any number of threads (see fit)
+            return np.asarray(X @ W) - self.mean_ @ W
 
     @property
     def _n_features_out(self) -> int:

@@ -196,6 +196,9 @@ class HybridKNN(KNeighborsMultilabelBase):
     update_rule = "refit"
 
     _needs_loo = False
+    # the PCA, the label model and its products on one BLAS thread: the same numbers on any
+    # number of threads (a BLAS splits a product differently on 1 and 2 threads)
+    _one_blas_thread = True
 
     def __init__(
         self,

@@ -21,19 +21,23 @@ from ._protocol import (
     check_rows,
     float_rows,
     is_dask_array,
+    resolve_n_jobs,
     search,
 )
 from ._recall import estimate_recalls
 from ._saved import export_index, including_index, is_including, pack_rows, restore_index, unpack_rows
+from ._threads import blas_single_thread, each_block
 
 __all__ = [
     "FLOAT_DTYPES",
     "MissingLibraryError",
     "answers_sets",
+    "blas_single_thread",
     "build_index",
     "check_dask_matrix",
     "check_rows",
     "check_scale",
+    "each_block",
     "entering_pairs",
     "exact_lists",
     "estimate_recalls",
@@ -46,6 +50,7 @@ __all__ = [
     "is_including",
     "merge_lists",
     "pack_rows",
+    "resolve_n_jobs",
     "restore_index",
     "row_norms_sq",
     "search",

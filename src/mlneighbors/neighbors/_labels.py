@@ -315,6 +315,12 @@ class LabelRestrictedIndex:
         self.n_samples_fit_, self.n_labels_ = Y.shape
         return self
 
+    @property
+    def masked(self) -> bool:
+        """Whether the search is the exact engine's masked one (pure NumPy on the indexed rows:
+        its blocks may run on several threads at once)."""
+        return isinstance(self._search, _MaskedSearch)
+
     def row_blocks(self, n_queries: int) -> list[slice]:
         """Blocks of query rows whose temporaries fit the working memory.
 

@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["AHEAD", "blas_single_thread", "keep", "on_workers", "pipeline", "row_shares", "scratch", "thread_pool"]
+__all__ = ["AHEAD", "blas_single_thread", "each_block", "keep", "on_workers", "pipeline", "row_shares", "scratch",
+           "thread_pool"]
 
 # the GEMMs of a search on the workers (``pipeline``) run at most this many blocks ahead of
 # its selection
@@ -55,6 +56,20 @@ def blas_single_thread() -> Any:
         if _controller is None:
             _controller = ThreadpoolController()  # scanning the loaded libraries is slow: once
     return _controller.limit(limits=1, user_api="blas")
+
+
+def each_block(fn: Callable[[Any], None], blocks: list[Any], n_threads: int) -> None:
+    """``fn(block)`` for every block, on ``n_threads`` workers of the pool, each BLAS call on one
+    thread: a block's numbers are then those of one thread whatever the machine's thread
+    settings (a BLAS splits a product differently on 1 and 2 threads, which rounds differently),
+    and the blocks (a partition that does not depend on the threads) share the cores instead."""
+    with blas_single_thread():
+        if n_threads <= 1 or len(blocks) <= 1:
+            for block in blocks:
+                fn(block)
+            return
+        for future in [thread_pool(n_threads).submit(fn, block) for block in blocks]:
+            future.result()
 
 
 def pipeline(
