@@ -4,6 +4,7 @@ cells, processes and a Dask cluster."""
 from __future__ import annotations
 
 import math
+import os
 import sqlite3
 
 import numpy as np
@@ -190,3 +191,30 @@ def test_the_progress_is_one_task_over_the_cells_left(reference, tmp_path):
     bar = [e for e in events if e.stage == "benchmark"]
     assert bar[0].total == 24 and bar[0].unit == "cells"
     assert [e.done for e in bar if not e.closed] == list(range(25)) and bar[-1].closed
+
+
+def _worker_share() -> tuple[int, int]:
+    from threadpoolctl import threadpool_info
+
+    blas = [lib["num_threads"] for lib in threadpool_info() if lib.get("user_api") == "blas"]
+    return len(os.sched_getaffinity(0)), max(blas, default=0)
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="CPU affinity is Linux's")
+def test_each_worker_computes_on_its_share_of_the_cores():
+    """--jobs N: each worker process gets n_cpu // N cores of its own and as many BLAS threads
+    (the numbers do not depend on the threads, and all of them in every worker was slower)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from mlneighbors.benchmark._run import _worker_start
+
+    cpus = len(os.sched_getaffinity(0))
+    jobs = 2
+    share = max(1, cpus // jobs)
+    counter = multiprocessing.Value("i", 0)
+    with ProcessPoolExecutor(jobs, initializer=_worker_start, initargs=(os.getpid(), jobs, counter)) as pool:
+        seen = [pool.submit(_worker_share).result() for _ in range(4)]
+    for cores, blas in seen:
+        assert cores == (share if jobs <= cpus else cpus)
+        assert blas in (0, share)  # 0: a BLAS threadpoolctl cannot see
