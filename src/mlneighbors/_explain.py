@@ -590,6 +590,19 @@ def _hybrid(model: Any, X: Any, idx: np.ndarray) -> tuple:
     return terms, score, score >= threshold, rule, {}, {}
 
 
+def _iblr(model: Any, X: Any, idx: np.ndarray) -> tuple:
+    from .iblr import decide_logistic
+
+    terms = model._margin_terms(_counts(model, idx), X)
+    score, decisions = decide_logistic(terms["margin"])
+    terms.update(score=score, threshold=np.full(score.shape, 0.5))
+    rule = ("predicted where score >= threshold; score = 1 / (1 + exp(-margin)), margin = intercept + "
+            "evidence_part" + (" + feature_part" if model.plus else "") + "; evidence_part = coef_[l, :L] @ "
+            "evidence, the shares of the neighbours carrying each label" +
+            ("; feature_part = coef_[l, L:] @ x" if model.plus else ""))
+    return terms, score, decisions, rule, {}, {}
+
+
 def _generic(model: Any, X: Any, idx: np.ndarray) -> tuple:
     """A model with no terms of its own here: its counts, scores and decisions."""
     C = _counts(model, idx)
@@ -609,6 +622,7 @@ _TERMS: dict[str, Callable[..., tuple]] = {
     "mlneighbors.lpknn.LPkNN": _lpknn,
     "mlneighbors.dmlknn.DMLkNN": _dmlknn,
     "mlneighbors.hybrid.HybridKNN": _hybrid,
+    "mlneighbors.iblr.IBLRML": _iblr,
 }
 
 
@@ -673,6 +687,9 @@ class Explainable:
         - BKNN: ``balanced_score``, ``threshold``, ``margin`` and ``share``; its neighbours are
           the ``n_per_label`` nearest members of each label.
         - HybridKNN: ``mean_vote``, ``regression``, ``score`` and ``threshold``.
+        - IBLRML: ``evidence`` (the share of neighbours with each label), ``evidence_part`` and,
+          with ``plus``, ``feature_part`` (the coefficients' contributions), ``intercept``,
+          ``margin``, ``score`` and ``threshold`` (0.5).
 
         Parameters
         ----------

@@ -224,6 +224,15 @@ ESTIMATORS: tuple[Estimator, ...] = (
               # the backend is the rule here ("pca-window" or not): it is tried, not declared inert
               inert={key: why for key, why in _SEARCH.items() if key != "backend"},
               tries={"backend": ("exact", "pca-window")}),
+    Estimator("IBLRML", "mlneighbors.iblr", _N,
+              models=(Model("iblr-ml", "IBLR-ML", "IBLR-ML (Cheng & Huellermeier 2009)"),
+                      Model("iblr-ml-plus", "IBLR-ML+", "IBLR-ML+: the regressions also read the features",
+                            {"plus": True})),
+              # ridge 0.1: the contract data are small and separable (no iteration limit reached)
+              examples=(Example("iblr-ml", {_N: 4, "ridge": 0.1}, "proba > 0.5"),
+                        Example("iblr-ml-plus", {_N: 4, "plus": True, "ridge": 0.1}, "proba > 0.5")),
+              inert=_SEARCH,
+              tries={"plus": (True, False)}),
 )
 
 

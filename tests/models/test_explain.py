@@ -37,7 +37,7 @@ def _follows(e: Explanation, model) -> np.ndarray:
         return e.neighbor_labels[np.arange(len(e)), e.row_terms["winning_rank"] - 1].astype(bool)
     if name == "BKNN":
         return t["balanced_score"] > t["threshold"]
-    if name == "HybridKNN":
+    if name in ("HybridKNN", "IBLRML"):
         return t["score"] >= t["threshold"]
     raise AssertionError(f"no rule known for {name}: add it here")
 
