@@ -8,7 +8,9 @@ import csv
 import io
 import json
 import math
+import shutil
 import statistics
+import subprocess
 import sys
 from itertools import combinations
 
@@ -296,7 +298,7 @@ def test_fold_marks_in_every_format(rng):
     rows, _ = fold_rows(rng)
     report = build_report(rows, control="A", fold_test=True, test_train_ratio=1 / 4)
     md = report.to_markdown()
-    assert "| (v/ /*) against the control | control | (1/1/1) |" in md
+    assert "| (v/ /\\*) against the control | control | (1/1/1) |" in md
     assert "corrected resampled t-test" in md and " v |" in md and " \\* |" in md
     tex = report.to_latex()
     assert r"\,$\circ$" in tex and r"\,$\bullet$" in tex and r"($\circ$/ /$\bullet$)" in tex
@@ -324,7 +326,7 @@ def test_the_default_report_runs_none_of_the_asked_for_tests(rng):
     rows, _ = fold_rows(rng)
     report = build_report(rows, control="A")
     assert report["micro_f1"].fold_tests is None and report["micro_f1"].comparison.bayesian == []
-    assert "(v/ /*)" not in report.to_markdown() and "Bayesian" not in report.to_markdown()
+    assert "(v/ /" not in report.to_markdown() and "Bayesian" not in report.to_markdown()
     assert report.to_csv().splitlines()[0] == ",".join(report.CSV_COLUMNS)
     assert "fold_tests" not in report.to_json() and '"bayesian"' not in report.to_json()
     assert "rank-biserial" in report.to_markdown()  # the effect sizes are cheap: always there
@@ -364,7 +366,7 @@ def test_the_report_command_runs_the_asked_for_tests(store, capsys):
     assert main(["benchmark", "report", str(store), "--control", "brknn", "--fold-test", "--bayesian",
                  "--samples", "500", "--rope", "0.02", "--seed", "3", "--metrics", "micro_f1"]) == 0
     out = capsys.readouterr().out
-    assert "| (v/ /*) against the control |" in out and "n_test/n_train = 0.5" in out
+    assert "| (v/ /\\*) against the control |" in out and "n_test/n_train = 0.5" in out
     assert "500 posterior samples, seed 3), region of practical equivalence +/- 0.02" in out
     assert main(["benchmark", "report", str(store), "--bayesian", "--samples", "500", "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -398,3 +400,19 @@ def test_the_report_command_names_the_extra_without_baycomp(store, capsys, monke
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "baycomp" else real(name, *a))
     assert main(["benchmark", "report", str(store), "--bayesian"]) == 2
     assert "pip install 'mlneighbors[stats]'" in capsys.readouterr().err
+
+
+@pytest.mark.requires("baycomp")
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="needs pdflatex (TeX Live)")
+def test_the_latex_of_the_asked_for_tests_compiles_within_the_text_width(rng, tmp_path):
+    rows, _ = fold_rows(rng)
+    report = build_report(rows, control="A", fold_test=True, test_train_ratio=1 / 4, bayesian=True, samples=500)
+    (tmp_path / "report.tex").write_text(report.to_latex(), encoding="utf-8")
+    (tmp_path / "paper.tex").write_text("\n".join([
+        r"\documentclass{article}", r"\usepackage{booktabs}", r"\usepackage{graphicx}", r"\begin{document}",
+        r"\input{report}", r"\end{document}", ""]), encoding="utf-8")
+    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "paper.tex"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    log = (tmp_path / "paper.log").read_text(encoding="latin-1")
+    assert run.returncode == 0, log[-2000:]
+    assert "Overfull \\hbox" not in log

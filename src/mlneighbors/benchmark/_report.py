@@ -708,13 +708,15 @@ def _md_mark(mark: str) -> str:
 def _fold_counts(r: MetricReport) -> list[str]:
     """Weka's ``(v/ /*)`` line: wins, ties and losses against the control per configuration."""
     tests = r.fold_tests
-    assert tests is not None
+    if tests is None:
+        return []
     return ["control" if m == tests.control else "({}/{}/{})".format(*tests.wins_ties_losses(m)) for m in r.models]
 
 
 def _fold_text(r: MetricReport, alpha: float) -> str:
     tests = r.fold_tests
-    assert tests is not None
+    if tests is None:
+        return ""
     return (f"Per dataset, every configuration against the control {tests.control} by Nadeau and Bengio's corrected "
             f"resampled t-test over the folds (t = mean(d) / sqrt((1/J + n_test/n_train) s^2), J - 1 degrees of "
             f"freedom, n_test/n_train = {tests.test_train_ratio:.4g}, two-sided, alpha = {alpha}), marked as Weka "
@@ -807,7 +809,7 @@ class Report:
             if c.n_datasets:
                 body.append([f"average rank (N = {c.n_datasets})", *(_num(x, 2) for x in c.average_ranks)])
             if r.fold_tests is not None:
-                body.append(["(v/ /*) against the control", *_fold_counts(r)])
+                body.append(["(v/ /\\*) against the control", *_fold_counts(r)])
             out += _md_table(header, body, "l" + "r" * len(r.models))
             out += ["", *self._tests_markdown(r)]
             if r.notes:
@@ -845,7 +847,7 @@ class Report:
     def _tests_markdown(self, r: MetricReport) -> list[str]:
         c, out = r.comparison, []
         if r.fold_tests is not None:
-            out += [_md_escape(_fold_text(r, c.alpha)), ""]
+            out += [_md_escape(_fold_text(r, c.alpha)).replace("*", "\\*"), ""]
         if c.friedman is not None:
             fr = c.friedman
             out += [f"Friedman: chi2_F = {_stat(fr.statistic)} (df = {fr.n_models - 1}), {_p_is(fr.pvalue)}; "

@@ -118,8 +118,8 @@ def add_benchmark_parser(sub: Any, models_epilog: str) -> None:
     reviewers.add_argument("--seed", type=int, default=0, help="its seed (default 0): the same report every time")
     reviewers.add_argument("--fold-test", action="store_true",
                            help="per dataset, every configuration against --control by Nadeau and Bengio's "
-                                "corrected resampled t-test over the folds, marked as Weka and MEKA do: v better, "
-                                "* worse")
+                                "corrected resampled t-test over the folds, marked as Weka and MEKA do: 'v' better, "
+                                "'*' worse")
     s.set_defaults(func=cmd_benchmark_report)
 
     e = steps.add_parser(
