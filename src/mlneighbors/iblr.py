@@ -221,7 +221,7 @@ class IBLRML(KNeighborsMultilabelBase):
                 f"(ridge={self.ridge!r} on nearly separable data: the coefficients grow without bound); "
                 "a larger ridge converges",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=4,  # the caller of fit
             )
         self.coef_, self.intercept_, self.n_iter_ = coef, intercept, n_iter
 
