@@ -130,7 +130,8 @@ def test_check_index_passes(client, inner):
     index = get_index("dask", n_shards=3, inner=inner)
     results = check_index(index)
     skipped = {name for name, outcome in results.items() if outcome != "passed"}
-    assert skipped == (set() if inner == "exact" else {"exact", "prefix"}), results
+    # its shards rebuild after a live model's update: it does not declare adds_rows
+    assert skipped == ({"add_rows"} if inner == "exact" else {"exact", "prefix", "add_rows"}), results
 
 
 def test_bad_input_is_named(client, rng):
