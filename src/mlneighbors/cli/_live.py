@@ -308,8 +308,9 @@ def _transforms_note(model: Any, cmd: str, quiet: bool) -> None:
         note(f"{what} fitted on the original rows {verb} kept, not refitted with the new rows; a refit on all "
              f"rows ('mlneighbors fit') would {redo}", quiet)
     else:
-        note(f"{what} fitted with the forgotten rows among the original ones {verb} kept; a refit on the "
-             f"remaining rows ('mlneighbors fit') would {redo}", quiet)
+        note(f"{what} fitted with the forgotten rows among the original ones {verb} kept, and what it learnt "
+             f"(a scaler's ranges, a projection) may be their values; a refit on the remaining rows "
+             f"('mlneighbors fit') would {redo} and hold nothing of them", quiet)
 
 
 # --------------------------------------------------------------------------------------
