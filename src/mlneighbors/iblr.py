@@ -153,6 +153,9 @@ class IBLRML(KNeighborsMultilabelBase):
     }
     #: partial_fit and forget refit on the rows now: every regression is learnt from all rows at once
     update_rule = "refit"
+    # the regressions (L-BFGS's products) and the margins on one BLAS thread: the same numbers on
+    # any number of threads (a BLAS splits a product differently on 1 and 2 threads)
+    _one_blas_thread = True
 
     def __init__(
         self,
