@@ -104,3 +104,20 @@ def test_sparse_high_dimensional_fit_costs_about_one_arpack_pca(rng):
     full = peak(lambda: PCA(None, svd_solver="full").fit(X.toarray()))  # what the rule avoids
     assert index < 8 * n * d < 8 * d * d  # less than one dense copy of X, so no covariance either
     assert index < 1.5 * arpack < full, (index, arpack, full)
+
+
+@pytest.mark.parametrize("kind", ["grid", "normal"])
+def test_candidates_ruled_out_by_one_product_change_no_answer(rng, monkeypatch, kind):
+    """On small data a query's candidates are checked first by one product with every row; the
+    answers equal those of every candidate's own dot product (bit for bit, ties included)."""
+    import mlneighbors.neighbors._window as window
+
+    X = rng.integers(0, 3, (300, 12)).astype(float) if kind == "grid" else rng.standard_normal((300, 12))
+    Q = np.vstack([X[:20], rng.standard_normal((20, 12))])
+    index = PCAWindowIndex(n_components=4, n_candidates=60).build(X)
+    assert index._n_train <= 16 * index.n_components_ * 60  # the branch that checks first
+    fast = index.query(Q, 7)
+    monkeypatch.setattr(window, "_open_candidates", lambda seen, Qn, Zn, k: seen)
+    slow = index.query(Q, 7)
+    np.testing.assert_array_equal(fast[1], slow[1])
+    np.testing.assert_array_equal(fast[0], slow[0])
