@@ -342,3 +342,19 @@ def test_lists_from_the_engine_equal_the_kernels(metric):
     for got, want in zip(mlneighbors._updates._lists_of(X, rows, 12, metric), exact_lists(X, rows, 12, metric),
                          strict=True):
         np.testing.assert_array_equal(got, want)
+
+
+def test_the_callers_arrays_are_never_written():
+    """A model fitted on the caller's array holds it without a copy; updates (rows written in
+    place into buffers) never write into it."""
+    rng = np.random.default_rng(9)
+    X, Y = _make("dense", 50, rng)
+    X0, Y0 = X.copy(), Y.copy()
+    model = MLkNN(4).fit(X, Y)
+    for _ in range(5):
+        Xa, Ya = _make("dense", 1, rng)
+        model.partial_fit(Xa, Ya)
+    model.forget([0, 1, 51])
+    model.partial_fit(*_make("dense", 3, rng))
+    np.testing.assert_array_equal(X, X0)
+    np.testing.assert_array_equal(Y, Y0)
