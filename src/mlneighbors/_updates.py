@@ -29,6 +29,7 @@ clusters, HybridKNN's projection) have ``update_rule = "refit"``: ``partial_fit`
 
 from __future__ import annotations
 
+import sys
 import warnings
 from typing import Any, ClassVar
 
@@ -78,6 +79,14 @@ class UpdateDelta:
         self.changed = np.zeros(0, dtype=np.intp)
         #: (array, rows, values): rows of the model's arrays written in place, and what they held
         self.overwritten: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first frame outside the package, seen from the caller."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("mlneighbors."):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _lists_of(X: Any, rows: np.ndarray, depth: int, metric: str) -> tuple[np.ndarray, np.ndarray]:
@@ -259,9 +268,13 @@ class LiveModel:
         """A refit on the rows now (``update_rule = "refit"``, a change of the classes or of ``k``)."""
         params = self.get_params(deep=False)
         fresh = type(self)(**params)
-        fresh.fit(X, y, ids=ids)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fresh.fit(X, y, ids=ids)
         self.__dict__.clear()
         self.__dict__.update(fresh.__dict__)
+        for warning in caught:  # the fit's warnings, at the caller's line (not this module's)
+            warnings.warn(warning.message, warning.category, stacklevel=_caller_level())
 
     def _apply(self, *, add: Any = None, remove: Any = None) -> None:
         n_now = self._fit_X.shape[0] + (add[0].shape[0] if add is not None else 0) - (
