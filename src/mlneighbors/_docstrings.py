@@ -70,6 +70,11 @@ FRAGMENTS: dict[str, str] = {
         backend_params : dict, default=None
         n_jobs : int, default=None
         """,
+    "backend_parameter": """
+        backend : str or index object, default="exact"
+            A registered neighbour backend (``mlneighbors.neighbors``) or any object with
+            ``build(X)`` and ``query(Q, k)``.
+        """,
     "backend_params_parameter": """
         backend_params : dict, default=None
             Keyword arguments of the backend.

@@ -90,9 +90,7 @@ class IBLRML(KNeighborsMultilabelBase):
         Weka's ``Logistic``, which MULAN's IBLR-ML uses, with its default.  scikit-learn's
         ``LogisticRegression`` is run with ``C = 1 / (2 ridge)``.
     {metric_parameter}
-    backend : str or index object, default="exact"
-        A registered neighbour backend (``mlneighbors.neighbors``) or any object with
-        ``build(X)`` and ``query(Q, k)``.
+    {backend_parameter}
     {backend_params_parameter}
     {n_jobs_parameter}
 

@@ -39,9 +39,7 @@ class MLkNN(CountTableModel):
     smoothing : float, default=1.0
         Laplace smoothing ``s`` of the prior and the likelihoods (``s >= 0``).
     {metric_parameter}
-    backend : str or index object, default="exact"
-        A registered neighbour backend (``mlneighbors.neighbors``) or any object with
-        ``build(X)`` and ``query(Q, k)``.
+    {backend_parameter}
     {backend_params_parameter}
     {n_jobs_parameter}
 
