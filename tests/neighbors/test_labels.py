@@ -77,3 +77,26 @@ def test_tiny_working_memory_gives_the_same_result(rng):
     np.testing.assert_array_equal(got[1], want[1])
     # the masked search's GEMM rounds a row's products differently in blocks of other sizes
     np.testing.assert_allclose(got[0], want[0], rtol=1e-14)
+
+
+@pytest.mark.parametrize("loo", [False, True])
+def test_a_block_gathered_in_chunks_equals_the_twin(rng, loo):
+    """The masked search's product covers a whole block of queries and its member columns are
+    gathered in smaller chunks of the block's rows: every chunk ends up in its own rows."""
+    import mlneighbors
+
+    X, Y, Q = _data(rng, n=200, L=20)
+    Y[:, 3:] = rng.random((200, 17)) < 0.6  # many members: the gathered columns outweigh a distance row
+    queries, exclude = (X, np.arange(len(X))) if loo else (Q, None)
+    index = LabelRestrictedIndex(ExactIndex(), n_per_label=3).build(X, Y)
+    with mlneighbors.config_context(working_memory=0.2):
+        blocks = index.row_blocks(len(queries))
+        chunks = index._search._chunks(blocks[0].stop - blocks[0].start)
+        assert len(chunks) > 1  # a block holds several chunks
+        dist, idx = index.kneighbors(queries, exclude=exclude)
+        sq = np.concatenate([index.sq_distances(queries[r], None if exclude is None else exclude[r])
+                             for r in blocks])
+    want_d, want_i = twin_label_neighbours(X, Y, queries, 3, "euclidean", exclude=exclude)
+    np.testing.assert_array_equal(idx, want_i)
+    np.testing.assert_allclose(dist, want_d, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(np.sort(sq, axis=2), want_d**2, rtol=1e-9, atol=1e-9)
