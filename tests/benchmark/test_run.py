@@ -56,9 +56,10 @@ def test_the_numbers_are_evaluate_models_on_the_same_folds(reference):
 def test_one_search_per_fold_serves_every_model_and_k(reference):
     _, _, summary = reference
     # per fold: one leave-one-out search of the training rows and one of the test rows, for
-    # five models (three k of ML-kNN among them), each of which asks for both
+    # five models (three k of ML-kNN among them); four of them ask for both, BRkNN (no training
+    # statistics) for the test rows only, and each asks once for its predictions and scores
     assert summary.searches == 2 * 3 * 2
-    assert summary.searches_unshared >= 2 * 5 * 3 * 2 > summary.searches
+    assert summary.searches_unshared == (4 * 2 + 1) * 3 * 2 > summary.searches
 
 
 def test_a_second_run_computes_nothing_and_a_partial_run_is_completed(reference, tmp_path):

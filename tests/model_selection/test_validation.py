@@ -21,6 +21,7 @@ from mlneighbors.model_selection import (
     evaluate_models,
     make_scaler,
 )
+from tests.registry import classifiers, fresh
 
 # ---------------------------------------------------------------------------
 # cross_validate
@@ -379,3 +380,29 @@ def test_hooks_need_one_process(data):
         evaluate_models({"m": KNeighborsClassifier(3)}, X, Y, cv=3, n_jobs=2, on_fit=print)
     with pytest.raises(ValueError, match="at least one"):
         evaluate_models({}, X, Y)
+
+
+@pytest.mark.parametrize("in_pipeline", [False, True])
+@pytest.mark.parametrize("model", classifiers())
+def test_one_search_gives_predict_and_predict_proba(model, in_pipeline):
+    """The evaluation loops take a model's predictions and scores from one search: the same
+    arrays as ``predict`` and ``predict_proba`` called apart, alone or last in a Pipeline."""
+    import warnings
+
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import MinMaxScaler
+
+    from mlneighbors.model_selection._validation import _label_scores, _predictions
+
+    rng = np.random.default_rng(3)
+    X = rng.random((80, 6))
+    Y = (X[:, :4] + 0.3 * rng.random((80, 4)) > 0.7).astype(int)
+    estimator = make_pipeline(MinMaxScaler(), fresh(model)) if in_pipeline else fresh(model)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        estimator.fit(X[:60], Y[:60])
+        pred, scores = _predictions(estimator, X[60:], True, True)
+        want_pred, want_scores = estimator.predict(X[60:]), _label_scores(estimator, X[60:])
+    np.testing.assert_array_equal(pred, want_pred)
+    assert pred.dtype == want_pred.dtype
+    np.testing.assert_array_equal(scores, want_scores)

@@ -274,6 +274,27 @@ def _label_scores(estimator: Any, X: Any) -> np.ndarray:
     return scores.astype(np.float64, copy=False)
 
 
+def _predictions(model: Any, X: Any, need_pred: bool, need_scores: bool) -> tuple[Any, Any]:
+    """``predict(X)`` and the ranking scores, each when asked.  A multi-label model of this
+    package (alone or last in a Pipeline) gives both from one search: its ``predict`` and
+    ``predict_proba`` are two views of ``_scores_and_decisions``, so the answers are those of
+    the two calls (a model whose search is not shared, as BKNN's, searched the test rows twice)."""
+    from sklearn.pipeline import Pipeline as SklearnPipeline
+
+    from .._base import KNeighborsMultilabelBase
+
+    final, Xt = model, X
+    if isinstance(model, SklearnPipeline):
+        final = model.steps[-1][1]
+    if (need_pred and need_scores and isinstance(final, KNeighborsMultilabelBase)
+            and getattr(final, "_multilabel", False)):
+        if final is not model:
+            Xt = model[:-1].transform(X)
+        scores, decisions = final._scores_and_decisions(Xt)
+        return decisions.astype(final._y_dtype), scores.astype(np.float64, copy=False)
+    return (model.predict(X) if need_pred else None), (_label_scores(model, X) if need_scores else None)
+
+
 def _has_scores(estimator: Any) -> bool:
     return hasattr(estimator, "predict_proba") or hasattr(estimator, "decision_function")
 
@@ -431,8 +452,7 @@ def _run_split(
         t0 = time.perf_counter()
         model.fit(X_train, Y_train)
         t1 = time.perf_counter()
-        pred = model.predict(X_test) if need_pred else None
-        scores = _label_scores(model, X_test) if scores_wanted else None
+        pred, scores = _predictions(model, X_test, need_pred, scores_wanted)
         t2 = time.perf_counter()
         values = evaluate(Y_test, pred, scores, metrics=names, Y_train=Y_train)
         if on_fit is not None:
