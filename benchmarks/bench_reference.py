@@ -116,11 +116,12 @@ DOCS_DIAGRAMS = ("hamming_loss", "micro_f1", "average_precision")
 DOCS_DIR = os.path.join(ROOT, "docs", "user_guide")
 
 
-def write_docs(rows: list, store: str | None, folder: str = DOCS_DIR) -> None:
+def write_docs(rows: list, store: str | None, folder: str = DOCS_DIR, timing: str = "") -> None:
     """The benchmarking page's reference section (``benchmark_reference.inc``): the average
     ranks of every model on every metric with Friedman's p-value and the critical difference,
     three critical-difference diagrams (SVG) and the whole report in Markdown, for download
-    (``benchmark_reference/``); the run's time and machine from the store when given."""
+    (``benchmark_reference/``); the run's time and machine from the store when given, and
+    ``timing`` (the same work timed as ``evaluate`` calls, in the same run) after it."""
     from mlneighbors.benchmark import build_report
 
     report = build_report(rows)
@@ -150,7 +151,7 @@ def write_docs(rows: list, store: str | None, folder: str = DOCS_DIR) -> None:
         when = (f" The run took {seconds / 60:.0f} minutes on {machine['cpus']} cores"
                 + (f" ({len(runs)} runs of the command, each resuming the last)" if len(runs) > 1 else "")
                 + (f"; one search per fold served every model that could share it: {searches[0]:,} neighbour "
-                   f"searches for {searches[1]:,} asked." if searches[1] else "."))
+                   f"searches for {searches[1]:,} asked." if searches[1] else ".")) + timing
     # short column heads, so that eleven columns fit the page's text
     short = {m: "".join(word[0].upper() for word in m.split("_")) for m in metrics}
     short.update({"micro_f1": "miF1", "macro_f1": "maF1", "example_f1": "exF1"})
@@ -271,6 +272,7 @@ def main_(argv: list[str] | None = None) -> int:
     if code != 0:
         return code
     written = export(args.store, args.out)
+    timing = ""
     print(f"wrote {args.out}: {written} rows (dataset, model, metric)")
     if not args.no_evaluate:
         if " 0 were stored" not in out:
@@ -281,11 +283,15 @@ def main_(argv: list[str] | None = None) -> int:
         print(f"benchmark: {bench_seconds:.1f} s{f' ({args.jobs} processes)' if args.jobs else ''}; evaluate per "
               f"model and dataset: {total:.1f} s; ratio {total / bench_seconds:.2f}x; the means agree to "
               f"{worst:.1e}")
+        timing = (f" In the same run, the same work as one ``mlneighbors evaluate`` per model and dataset (one "
+                  f"process, the same folds) took {total:.0f} s against the benchmark's {bench_seconds:.0f} s"
+                  f"{f' in {args.jobs} processes' if args.jobs and args.jobs > 1 else ''}: "
+                  f"{total / bench_seconds:.2f}x (their means agree to {worst:.0e}).")
         if args.jobs and args.jobs > 1:
             print("note: evaluate ran in one process and the benchmark in several: the ratio is not like for like",
                   file=sys.stderr)
     if args.docs:
-        write_docs(rows_of_export(args.out), args.store)
+        write_docs(rows_of_export(args.out), args.store, timing=timing)
     if args.report_dir:
         write_report(read_rows(args.store), args.report_dir)
     return 0

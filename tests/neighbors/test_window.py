@@ -68,10 +68,18 @@ def _text_like(rng, n=300, d=3000, nnz=25):
     return sp.csr_matrix((np.ones(n * nnz), (rows, cols)), shape=(n, d))
 
 
-def test_few_components_of_many_are_computed_alone_and_agree_with_the_full_decomposition(rng):
+@pytest.mark.parametrize("solver", ["covariance_eigh", "arpack"])
+def test_few_components_of_many_are_computed_alone_and_agree_with_the_full_decomposition(rng, monkeypatch, solver):
+    """Dense rows of at most COVARIANCE_MAX_FEATURES features get the few components from the
+    covariance matrix, wider ones from ARPACK: both agree with the full decomposition."""
     from sklearn.decomposition import PCA
 
+    from mlneighbors.neighbors import _window
+
+    if solver == "arpack":
+        monkeypatch.setattr(_window, "COVARIANCE_MAX_FEATURES", 100)
     X = rng.normal(size=(400, 120)) @ rng.normal(size=(120, 260))  # 4 * 50 < min(n, d)
+    assert _window._fit_pca(X, 0.9).svd_solver == solver
     index = PCAWindowIndex(n_components=0.9).build(X)
     full = PCA(n_components=None, svd_solver="full").fit(X)
     c = index.n_components_
