@@ -22,6 +22,7 @@ from ._config import check_fits
 from ._counts import count_matrix
 from ._docstrings import fill_doc
 from ._params import Instance, Real
+from .neighbors._internal import each_block, resolve_n_jobs
 
 __all__ = ["IBLRML"]
 
@@ -30,6 +31,17 @@ __all__ = ["IBLRML"]
 _TOL = 1e-6
 _MAX_ITER = 1000
 _ABOVE_HALF = float(np.nextafter(0.5, 1.0))
+
+
+#: the regressions take their inputs as a sparse matrix below this share of nonzeros (a
+#: product with a CSR matrix of 7 % nonzeros took 0.30 ms an iteration, dense 0.53: corel5k)
+_SPARSE_BELOW = 0.25
+
+
+def _sparse_pays(Z: Any) -> bool:
+    if sp.issparse(Z):
+        return False
+    return np.count_nonzero(Z) < _SPARSE_BELOW * Z.size
 
 
 def _column_scale(Z: Any) -> np.ndarray:
@@ -121,7 +133,11 @@ class IBLRML(KNeighborsMultilabelBase):
     (lbfgs, ``tol=1e-6``, at most 1000 iterations) per label, a loop over the labels only:
     each label is its own convex problem, and scikit-learn fits independent binary
     regressions one at a time (its multi-output wrapper is the same loop); the evidence of
-    all rows and labels comes from one vectorised count.
+    all rows and labels comes from one vectorised count.  The labels' regressions run on
+    ``n_jobs`` threads, each on one BLAS thread (a label's numbers do not depend on them), and
+    read their inputs as a sparse matrix when fewer than a quarter of them are nonzero (many
+    labels: a row's ``k`` neighbours carry few of them); on a 2-core machine corel5k's fit took
+    44 s instead of 82, corel16k001's IBLR-ML+ 14 s instead of 151.
 
     Features are never rescaled by the model (the standardisation inside the regressions
     changes only what ``ridge`` penalises); the command line min-max scales them, as MULAN
@@ -200,22 +216,27 @@ class IBLRML(KNeighborsMultilabelBase):
         Zs = Z @ sp.diags(scale, format="csr") if sp.issparse(Z) else Z * scale
         Y = self._dense_labels("labels (n x L)", n * L, itemsize=1)
         positives = Y.sum(axis=0, dtype=np.int64)
+        if _sparse_pays(Zs):  # the evidence of k neighbours is mostly zeros when labels are many
+            Zs = sp.csr_matrix(Zs)
         coef = np.zeros((L, Z.shape[1]))
         intercept = np.where(positives == n, np.inf, -np.inf)
         n_iter = np.zeros(L, dtype=np.int64)
-        stalled = []
-        # one binary regression per label: independent convex problems, which scikit-learn
-        # fits one at a time (no Python loop over rows anywhere)
-        for label in np.flatnonzero((positives > 0) & (positives < n)):
+
+        def fit_label(label: int) -> None:
             model = LogisticRegression(C=1.0 / (2.0 * self.ridge), tol=_TOL, max_iter=_MAX_ITER)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ConvergenceWarning)
-                model.fit(Zs, Y[:, label])
+            model.fit(Zs, Y[:, label])
             coef[label] = model.coef_[0] * scale
             intercept[label] = model.intercept_[0]
             n_iter[label] = int(np.max(model.n_iter_))
-            if n_iter[label] >= _MAX_ITER:
-                stalled.append(int(label))
+
+        # one binary regression per label: independent convex problems, which scikit-learn
+        # fits one at a time (no Python loop over rows anywhere), on n_jobs threads, each
+        # on one BLAS thread: a label's numbers do not depend on the threads
+        labels = [int(label) for label in np.flatnonzero((positives > 0) & (positives < n))]
+        with warnings.catch_warnings():  # here, not in the threads: the filters are the process's
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            each_block(fit_label, labels, resolve_n_jobs(self.n_jobs))
+        stalled = [label for label in labels if n_iter[label] >= _MAX_ITER]
         if stalled:
             warnings.warn(
                 f"{type(self).__name__}: the regressions of labels {stalled[:10]} stopped at {_MAX_ITER} iterations "

@@ -101,6 +101,28 @@ def test_equals_loop_twin_on_continuous_data_with_the_default_ridge(plus):
     assert_close(model, Q, iblr_loop(X, Y, Q, 5, 1e-8, plus))
 
 
+@pytest.mark.parametrize("plus", [False, True])
+def test_sparse_evidence_of_many_labels_equals_the_loop_twin_on_any_number_of_threads(plus):
+    """Many rare labels make the evidence mostly zeros: the regressions then read it (and, for
+    IBLR-ML+, mostly-zero features) as a sparse matrix, fitted on one thread or two."""
+    from mlneighbors import iblr
+
+    rng = np.random.default_rng(5)
+    X = np.where(rng.random((90, 6)) < 0.8, 0.0, rng.normal(size=(90, 6)))
+    Y = np.zeros((90, 30), dtype=int)
+    Y[np.arange(90), rng.integers(0, 30, size=90)] = 1  # one label a row, among 30
+    Y[:, 0] |= (X[:, 0] + rng.normal(scale=1.0, size=90) > 0.5).astype(int)  # a noisy, learnable label
+    Q = rng.normal(size=(15, 6))
+    model = IBLRML(3, plus=plus, ridge=0.1, n_jobs=1).fit(X, Y)
+    _, C = model._loo_counts()
+    inputs = model._inputs(C, X)
+    assert iblr._sparse_pays(inputs * iblr._column_scale(inputs))  # the sparse path is taken
+    assert_close(model, Q, iblr_loop(X, Y, Q, 3, 0.1, plus))
+    threads = IBLRML(3, plus=plus, ridge=0.1, n_jobs=2).fit(X, Y)
+    np.testing.assert_array_equal(threads.coef_, model.coef_)
+    np.testing.assert_array_equal(threads.intercept_, model.intercept_)
+
+
 # -- a toy case by hand ------------------------------------------------------------------------
 
 # x on a line, k = 1.  Leave-one-out nearest: 0->1, 1->0, 2->1, 3->4, 4->3, 5->4.
