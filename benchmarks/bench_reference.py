@@ -18,7 +18,9 @@ What it does, in order:
 3. Unless ``--no-evaluate``: the same work done the way it was done before ``benchmark``, one
    ``mlneighbors evaluate --model M DATASET --cv FOLDS`` per model and dataset (in this process, timed; the same
    folds: the same seed), and the ratio of the two times.  The means ``evaluate`` prints are checked against the
-   store's (they must agree to the printed digits).
+   store's (they must agree to the printed digits).  The two times go into
+   ``docs/user_guide/benchmark_reference/timing.json``, which the page's sentence on them reads (a later run
+   that computes some cells again, or ``--report-only``, keeps it).
 4. With ``--report-dir DIR``: the report (Markdown, LaTeX, CSV, JSON) and the critical-difference diagrams of
    the export, written there (``mlneighbors.benchmark._report``; its diagrams need matplotlib).
 
@@ -114,6 +116,17 @@ def write_report(rows: list, folder: str) -> None:
 #: the metrics whose critical-difference diagrams the documentation shows
 DOCS_DIAGRAMS = ("hamming_loss", "micro_f1", "average_precision")
 DOCS_DIR = os.path.join(ROOT, "docs", "user_guide")
+#: the times of the last run that timed both the benchmark and the evaluate loop
+TIMING = os.path.join(DOCS_DIR, "benchmark_reference", "timing.json")
+
+
+def timing_sentence(t: dict) -> str:
+    """The page's sentence on a run whose benchmark and ``evaluate`` loop were both timed."""
+    where = f" in {t['jobs']} processes" if t["jobs"] > 1 else ""
+    return (f" In the run that computed every cell, the same work as one ``mlneighbors evaluate`` per model and "
+            f"dataset (one process, the same folds) took {t['evaluate_seconds']:.0f} s against the benchmark's "
+            f"{t['benchmark_seconds']:.0f} s{where}: {t['evaluate_seconds'] / t['benchmark_seconds']:.2f}x (their "
+            f"means agree to {t['worst']:.0e}).")
 
 
 def write_docs(rows: list, store: str | None, folder: str = DOCS_DIR, timing: str = "") -> None:
@@ -121,7 +134,11 @@ def write_docs(rows: list, store: str | None, folder: str = DOCS_DIR, timing: st
     ranks of every model on every metric with Friedman's p-value and the critical difference,
     three critical-difference diagrams (SVG) and the whole report in Markdown, for download
     (``benchmark_reference/``); the run's time and machine from the store when given, and
-    ``timing`` (the same work timed as ``evaluate`` calls, in the same run) after it."""
+    ``timing`` (the same work timed as ``evaluate`` calls, in the same run) after it, else the
+    sentence of the last run that timed both (``benchmark_reference/timing.json``)."""
+    if not timing and os.path.exists(TIMING):
+        with open(TIMING, encoding="utf-8") as fh:
+            timing = timing_sentence(json.load(fh))
     from mlneighbors.benchmark import build_report
 
     report = build_report(rows)
@@ -283,10 +300,11 @@ def main_(argv: list[str] | None = None) -> int:
         print(f"benchmark: {bench_seconds:.1f} s{f' ({args.jobs} processes)' if args.jobs else ''}; evaluate per "
               f"model and dataset: {total:.1f} s; ratio {total / bench_seconds:.2f}x; the means agree to "
               f"{worst:.1e}")
-        timing = (f" In the same run, the same work as one ``mlneighbors evaluate`` per model and dataset (one "
-                  f"process, the same folds) took {total:.0f} s against the benchmark's {bench_seconds:.0f} s"
-                  f"{f' in {args.jobs} processes' if args.jobs and args.jobs > 1 else ''}: "
-                  f"{total / bench_seconds:.2f}x (their means agree to {worst:.0e}).")
+        timing = timing_sentence({"benchmark_seconds": bench_seconds, "evaluate_seconds": total, "worst": worst,
+                                  "jobs": args.jobs or 1})
+        with open(TIMING, "w", encoding="utf-8") as fh:  # for later pages made from the store (--report-only)
+            json.dump({"benchmark_seconds": round(bench_seconds, 1), "evaluate_seconds": round(total, 1),
+                       "worst": worst, "jobs": args.jobs or 1}, fh)
         if args.jobs and args.jobs > 1:
             print("note: evaluate ran in one process and the benchmark in several: the ratio is not like for like",
                   file=sys.stderr)
