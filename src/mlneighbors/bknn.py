@@ -54,6 +54,10 @@ def balanced_scores(sq_dist: np.ndarray, sigma: float) -> np.ndarray:
     ``W = exp(-d^2 / (2 sigma))``, ``s_l = sum of W over the label's b neighbours``,
     ``sbar = mean over labels of s_l``, ``f_l = (s_l - sbar) / sbar``.
 
+    Each label's weights are summed in ascending order of distance: the same distances in any
+    order give the same scores bit for bit, so two labels whose ``b`` nearest members are the
+    same rows tie exactly, whatever order a search returned them in.
+
     Computed in log space: every exponent of a query is shifted by the query's
     largest one (its nearest neighbour over all labels), which multiplies every
     ``s_l`` and ``sbar`` of that query by the same factor and leaves ``f`` unchanged.
@@ -95,7 +99,10 @@ def balanced_scores(sq_dist: np.ndarray, sigma: float) -> np.ndarray:
     ok = np.isfinite(nearest)
     if not ok.any():
         return f
-    d2 = sq_dist[ok]
+    # each label's distances summed in ascending order: equal sets of distances give equal sums
+    # bit for bit, whatever order the search left them in (labels whose b nearest members are
+    # the same rows tie exactly, as the ranking metrics see them, on any machine)
+    d2 = np.sort(sq_dist[ok], axis=2)
     weights = np.exp((nearest[ok, None, None] - d2) * (0.5 / sigma))  # exp(-inf) = 0
     s = weights.sum(axis=2)
     sbar = s.mean(axis=1, keepdims=True)

@@ -270,6 +270,18 @@ def test_balanced_scores_without_any_neighbour():
     np.testing.assert_allclose(f[1], [2.0, -1.0, -1.0])
 
 
+def test_balanced_scores_do_not_depend_on_the_order_of_a_labels_distances(rng):
+    """The same distances in another order within a label give the same scores bit for bit, and
+    two labels holding the same distances tie exactly (a search leaves its b in any order)."""
+    sq = rng.random((50, 6, 5)) * 3.0
+    sq[:, 3] = sq[:, 1][:, ::-1]  # label 3: label 1's distances, reversed
+    sq[:, 4, 2:] = np.inf  # fewer members
+    shuffled = np.take_along_axis(sq, np.argsort(rng.random(sq.shape), axis=2), axis=2)
+    f = balanced_scores(sq, 0.7)
+    np.testing.assert_array_equal(balanced_scores(shuffled, 0.7), f)
+    np.testing.assert_array_equal(f[:, 3], f[:, 1])
+
+
 # -- outputs and the contract --------------------------------------------------------------
 
 
