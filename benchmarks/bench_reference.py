@@ -123,7 +123,7 @@ TIMING = os.path.join(DOCS_DIR, "benchmark_reference", "timing.json")
 def timing_sentence(t: dict) -> str:
     """The page's sentence on a run whose benchmark and ``evaluate`` loop were both timed."""
     where = f" in {t['jobs']} processes" if t["jobs"] > 1 else ""
-    return (f" In the run that computed every cell, the same work as one ``mlneighbors evaluate`` per model and "
+    return (f" In the run that first computed every cell, the same work as one ``mlneighbors evaluate`` per model and "
             f"dataset (one process, the same folds) took {t['evaluate_seconds']:.0f} s against the benchmark's "
             f"{t['benchmark_seconds']:.0f} s{where}: {t['evaluate_seconds'] / t['benchmark_seconds']:.2f}x (their "
             f"means agree to {t['worst']:.0e}).")
