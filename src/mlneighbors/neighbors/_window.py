@@ -106,8 +106,9 @@ def _fit_pca(X: Matrix, n_components: int | float | None) -> PCA:
     solver: sparse data are centred implicitly, never densified; its
     ``explained_variance_ratio_`` is relative to the total variance, so the fraction rule
     reads the same numbers); dense rows of at most :data:`COVARIANCE_MAX_FEATURES` features
-    get them from their covariance matrix instead, which is faster.  A small problem gets the full decomposition as before (dense:
-    an SVD; sparse: the covariance when ``d <= n``, else the few dense rows).
+    get them from their covariance matrix instead, which is faster.  A small problem gets the
+    full decomposition as before (dense: an SVD; sparse: the covariance when ``d <= n``, else the
+    few dense rows).
     """
     n, d = X.shape
     m = min(n, d)
