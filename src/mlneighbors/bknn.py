@@ -99,10 +99,7 @@ def balanced_scores(sq_dist: np.ndarray, sigma: float) -> np.ndarray:
     ok = np.isfinite(nearest)
     if not ok.any():
         return f
-    # each label's distances summed in ascending order: equal sets of distances give equal sums
-    # bit for bit, whatever order the search left them in (labels whose b nearest members are
-    # the same rows tie exactly, as the ranking metrics see them, on any machine)
-    d2 = np.sort(sq_dist[ok], axis=2)
+    d2 = np.sort(sq_dist[ok], axis=2)  # ascending: order-free sums (see above)
     weights = np.exp((nearest[ok, None, None] - d2) * (0.5 / sigma))  # exp(-inf) = 0
     s = weights.sum(axis=2)
     sbar = s.mean(axis=1, keepdims=True)

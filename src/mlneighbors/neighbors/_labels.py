@@ -74,6 +74,11 @@ def _size_classes(Y: np.ndarray, b: int) -> list[tuple[np.ndarray, np.ndarray]]:
     return classes
 
 
+def _steps(n: int, step: int) -> list[slice]:
+    """``0 .. n`` in slices of ``step`` rows (the last shorter)."""
+    return [slice(a, min(a + step, n)) for a in range(0, n, step)]
+
+
 class _MaskedSearch:
     """Squared distances to the b nearest members of every label, from one global
     distance block per query block (the exact engine's label-restricted search)."""
@@ -116,8 +121,7 @@ class _MaskedSearch:
     def _chunks(self, q: int) -> list[slice]:
         """Chunks of a block's rows whose gathered member columns (and their partition) stay
         within the cache budget."""
-        step = block_rows(self.chunk_bytes, cap="label_block")
-        return [slice(a, min(a + step, q)) for a in range(0, q, step)]
+        return _steps(q, block_rows(self.chunk_bytes, cap="label_block"))
 
     def _distance_block(self, Q: Any, exclude: np.ndarray | None) -> np.ndarray:
         """(q, n + 1) squared distances; the last column and excluded rows are ``inf``."""
@@ -349,8 +353,7 @@ class LabelRestrictedIndex:
         -------
         blocks : list of slice
         """
-        size = self._search.block_size()
-        return [slice(a, min(a + size, n_queries)) for a in range(0, n_queries, size)]
+        return _steps(n_queries, self._search.block_size())
 
     def sq_distances(self, Q: Any, exclude: np.ndarray | None = None) -> np.ndarray:
         """Squared distances from every row of ``Q`` (one block, see :meth:`row_blocks`) to

@@ -131,7 +131,7 @@ def _fit_pca(X: Matrix, n_components: int | float | None) -> PCA:
 
 #: the widest dense rows whose covariance matrix (one product of n d^2, an eigen-decomposition
 #: of d^3) is cheaper than ARPACK's few components: on a 2-core AMD EPYC, corel16k001 (d = 500)
-#: 1.75 -> 1.26 s per fold of HybridKNN, yahoo-science (d = 743) and slashdot (d = 1,079) slower
+#: 1.75 -> 0.80 s per fold of HybridKNN, yahoo-science (d = 743) and slashdot (d = 1,079) slower
 COVARIANCE_MAX_FEATURES = 512
 
 
