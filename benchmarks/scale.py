@@ -165,14 +165,16 @@ MB = 2**20
 # -- data ---------------------------------------------------------------------------------
 
 
-def synthetic(n_rows: int, d: int, seed: int) -> tuple[np.ndarray, sp.csr_matrix]:
-    """Rows that are noisy means of their labels' prototypes (200 labels, 3 a row, Zipf)."""
+def synthetic(n_rows: int, d: int, seed: int, dtype: Any = np.float64) -> tuple[np.ndarray, sp.csr_matrix]:
+    """Rows that are noisy means of their labels' prototypes (200 labels, 3 a row, Zipf).  ``dtype``
+    float32: the same numbers as float64 rows rounded to float32 (each block is summed in float64
+    and rounded as it is stored), without a float64 copy of the rows (10 GB at 10^7 x 128)."""
     rng = np.random.default_rng([seed, N_LABELS, d])
     prototypes = rng.standard_normal((N_LABELS, d), dtype=np.float32)
     cdf = np.cumsum(1.0 / np.arange(1, N_LABELS + 1))
     cdf /= cdf[-1]
     ids = rng.permutation(N_LABELS)
-    X = np.empty((n_rows, d))
+    X = np.empty((n_rows, d), dtype=dtype)
     parts = []
     draws = 12  # enough that nearly every row finds 3 distinct labels among them
     earlier = np.tril(np.ones((draws, draws), dtype=bool), -1)
@@ -211,11 +213,15 @@ def clustered(n_rows: int, d: int, seed: int, law: str) -> tuple[np.ndarray, sp.
     return X, Y
 
 
-def dataset(n: int, d: int, m: int, seed: int, law: str = "mixture"
+def dataset(n: int, d: int, m: int, seed: int, law: str = "mixture", dtype: str = "float64"
             ) -> tuple[np.ndarray, sp.csr_matrix, np.ndarray, sp.csr_matrix]:
     """The n training rows and the m test queries of a law with their labels, X, Y, Q, YQ: drawn together from
-    ``seed`` (the queries are the last m rows: the same law, other draws than the training rows)."""
-    X, Y = synthetic(n + m, d, seed) if law == "mixture" else clustered(n + m, d, seed, law)
+    ``seed`` (the queries are the last m rows: the same law, other draws than the training rows), in ``dtype``."""
+    if law == "mixture":
+        X, Y = synthetic(n + m, d, seed, np.dtype(dtype))
+    else:
+        X, Y = clustered(n + m, d, seed, law)
+        X = X.astype(dtype, copy=False)
     return X[:n], Y[:n], X[n:], Y[n:]
 
 
@@ -279,9 +285,8 @@ def child_contender(spec: dict) -> dict:
     from mlneighbors.neighbors import ExactIndex, loo_kneighbors
 
     n, d, m, seed, name = spec["n"], spec["d"], spec["m"], spec["seed"], spec["contender"]
-    X, Y, Q, YQ = dataset(n, d, m, seed, spec.get("law", "mixture"))
-    if spec.get("dtype", "float64") != "float64":  # the rows as a user's float32 embeddings come
-        X, Q = X.astype(spec["dtype"]), Q.astype(spec["dtype"])
+    # the rows as the model gets them (float32: as a user's embeddings come)
+    X, Y, Q, YQ = dataset(n, d, m, seed, spec.get("law", "mixture"), spec.get("dtype", "float64"))
     sample = np.sort(np.random.default_rng([seed, 1]).choice(m, size=min(spec["recall_queries"], m), replace=False))
     out: dict[str, Any] = {"n": n, "d": d, "contender": name}
     cluster = None
@@ -333,15 +338,25 @@ def child_contender(spec: dict) -> dict:
                    peak=peak.bytes, build_cpu=timer.cpu, fit_cpu=c1 - c0 - timer.cpu, predict_cpu=c2 - c1)
         del model._build_index  # the timing wrapper: not part of the model
     out["end_to_end"] = out["build"] + out["fit"] + out["predict"]
+    out["rss"] = _labels._status("VmHWM")  # the process's peak since the timed steps began, the rows included
     out["end_to_end_cpu"] = out["build_cpu"] + out["fit_cpu"] + out["predict_cpu"]
     if model is not None:
         out["backend_"] = model.backend_
         out["recall_"] = float(model.recall_)
         out["low_recall_share_"] = float(model.low_recall_share_)
         out.update(quality(model, Q[sample], YQ[sample]))
-        exact_dist, _ = ExactIndex().build(X).query(Q[sample], K)
+        exact_index = ExactIndex().build(X)
+        exact_dist, _ = exact_index.query(Q[sample], K)
         dist, _ = model.kneighbors(Q[sample], K)
         out["recall"], out["low_recall"] = tie_aware(dist, exact_dist)
+        if spec.get("loo_sample") and name != "exact":
+            # the fit's own leave-one-out lists of a seeded sample of training rows against the exact
+            # search's (where a whole exact fit is out of reach: the quality of what the fit counted)
+            rows = np.sort(np.random.default_rng([seed, 4]).choice(n, size=min(spec["loo_sample"], n), replace=False))
+            exact_loo, _ = loo_kneighbors(exact_index, X, K, rows=rows, validated=True)
+            out["loo_recall"], out["loo_low_recall"] = tie_aware(model._loo_dist[rows, :K], exact_loo)
+            out["loo_sampled"] = len(rows)
+        del exact_index
         if cluster is not None:
             out["workers"] = spec["workers"]
         if spec.get("save_dir") and name != "exact" and cluster is None:
@@ -900,6 +915,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--dtype", choices=["float64", "float32"], default="float64",
                         help="the rows' dtype as the models get them (peak memory is measured beyond them)")
     parser.add_argument("--max-rss-gb", type=float, default=12.0)
+    parser.add_argument("--loo-sample", type=int, default=0,
+                        help="the approximate fit's leave-one-out lists of this many seeded training rows against "
+                        "the exact search's (recall@10 and its share below one half: loo_recall, loo_low_recall)")
     parser.add_argument("--out", help="write the Markdown tables here too")
     parser.add_argument("--tune", choices=["build", "crossover", "graph"])
     parser.add_argument("--tune-backends", nargs="+", help="--tune crossover: these backends only (default: exact "
@@ -1017,6 +1035,7 @@ def main(argv: list[str] | None = None) -> None:
                         "recall_queries": args.recall_queries, "exact_sample_above": args.exact_sample_above,
                         "exact_sample": args.exact_sample, "exact_quality": args.exact_quality,
                         "workers": args.workers, "max_rss_gb": args.max_rss_gb, "dtype": args.dtype,
+                        "loo_sample": args.loo_sample,
                         "save_dir": save_dir if n == args.saved_at and name not in ("exact", "pynndescent") else None}
                 t = time.perf_counter()
                 r = {"n": n, "d": d, "contender": name, "law": law, "dtype": args.dtype, **law_record(law),
