@@ -13,6 +13,9 @@ Usage::
     PYTHONPATH=src python benchmarks/scale.py --sizes 300000x128 --contenders hnswlib dask-hnswlib
     PYTHONPATH=src python benchmarks/scale.py --sizes 1000000x128 --contenders auto --dtype float32  # peak
         # memory beyond float32 rows, as a user's embeddings come
+    PYTHONPATH=src python benchmarks/scale.py --sizes 10000000x128 --contenders auto exact --dtype float32 \
+        --exact-quality skip --exact-sample 2000 --loo-sample 2000 --saved-at 0 --max-rss-gb 22 --pynndescent-at \
+        --progress  # 10^7 rows on one 24 GB machine; where the run is, a line a minute on standard error
     PYTHONPATH=src python benchmarks/scale.py --laws hard --contenders faiss-union:ef_construction=200,nprobe=16
         # a contender NAME:key=value,... is that backend with those parameters
     PYTHONPATH=src python benchmarks/scale.py --quick        # a smoke run: 20,000 x 32 and 40,000 x 32
@@ -61,7 +64,12 @@ Per law, size and contender, in a fresh subprocess (its peak memory is its own):
   and ``< 0.5``: the share of those rows whose own recall@10 is below one half (a mean of 0.96
   can be a few queries with every neighbour wrong);
 - ``P@1``, ``P@5`` (``predict_top_k``) and ``micro-F1`` (``predict``) of the model on those same
-  rows; ``peak``: peak resident memory beyond the data (Linux ``VmHWM``, reset before the run);
+  rows; ``peak``: peak resident memory beyond the data (Linux ``VmHWM``, reset before the run),
+  and in the log ``rss``: the process's peak over the timed steps, the rows included;
+- with ``--loo-sample N`` (an approximate contender): ``loo_recall`` and ``loo_low_recall``, the
+  tie-aware recall@10 of the fit's own leave-one-out lists of N seeded training rows against
+  the exact search's, and the share of them below one half (what the fit counted, where a
+  whole exact fit is out of reach);
 - ``recall_`` and ``low_recall_share_``: the model's own estimates (its calibration sample of
   leave-one-out rows), ``backend_`` what it used.  Logs written before the shares were
   measured print ``-`` for them.
@@ -279,10 +287,43 @@ class TimedBuild:
         model._build_index = timed
 
 
+def log_progress(every: float = 60.0) -> None:
+    """The library's progress events on standard error, a line per task at most every ``every``
+    seconds and when it ends, with the clock: where a run of hours is, and a record of its steps
+    if it is stopped."""
+    import mlneighbors
+
+    opened: dict[int, float] = {}
+    last: dict[int, float] = {}
+    start = time.perf_counter()
+
+    def listener(event: Any) -> None:
+        now = time.perf_counter()
+        began = opened.setdefault(event.task_id, now)
+        if event.closed:
+            del opened[event.task_id]
+            last.pop(event.task_id, None)
+            if now - began < every / 12:  # the many short searches (calibration, blocks) say nothing
+                return
+            state = f"done in {now - began:.0f} s"
+        elif now - last.get(event.task_id, began) >= every:
+            last[event.task_id] = now
+            state = f"{event.done:,} of {event.total:,} {event.unit}".rstrip()
+        else:
+            return
+        print(f"progress {time.strftime('%H:%M:%S')} +{now - start:.0f} s: {event.stage}: {state}",
+              file=sys.stderr, flush=True)
+
+    mlneighbors.set_config(progress=listener)
+
+
 def child_contender(spec: dict) -> dict:
     """One contender at one size (in its own process)."""
     from mlneighbors import MLkNN, save
     from mlneighbors.neighbors import ExactIndex, loo_kneighbors
+
+    if spec.get("progress"):
+        log_progress()
 
     n, d, m, seed, name = spec["n"], spec["d"], spec["m"], spec["seed"], spec["contender"]
     # the rows as the model gets them (float32: as a user's embeddings come)
@@ -915,6 +956,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--dtype", choices=["float64", "float32"], default="float64",
                         help="the rows' dtype as the models get them (peak memory is measured beyond them)")
     parser.add_argument("--max-rss-gb", type=float, default=12.0)
+    parser.add_argument("--progress", action="store_true",
+                        help="the library's progress on standard error, a line a minute per step (long runs)")
     parser.add_argument("--loo-sample", type=int, default=0,
                         help="the approximate fit's leave-one-out lists of this many seeded training rows against "
                         "the exact search's (recall@10 and its share below one half: loo_recall, loo_low_recall)")
@@ -1035,7 +1078,7 @@ def main(argv: list[str] | None = None) -> None:
                         "recall_queries": args.recall_queries, "exact_sample_above": args.exact_sample_above,
                         "exact_sample": args.exact_sample, "exact_quality": args.exact_quality,
                         "workers": args.workers, "max_rss_gb": args.max_rss_gb, "dtype": args.dtype,
-                        "loo_sample": args.loo_sample,
+                        "loo_sample": args.loo_sample, "progress": args.progress,
                         "save_dir": save_dir if n == args.saved_at and name not in ("exact", "pynndescent") else None}
                 t = time.perf_counter()
                 r = {"n": n, "d": d, "contender": name, "law": law, "dtype": args.dtype, **law_record(law),
