@@ -693,14 +693,19 @@ def run_child(spec: dict, log: Any) -> dict:
     env = dict(os.environ)
     env.setdefault("OMP_WAIT_POLICY", "passive")
     env.setdefault("MALLOC_MMAP_THRESHOLD_", "131072")
-    proc = subprocess.run([sys.executable, __file__, "--child", json.dumps(spec)], capture_output=True, text=True,
-                          env=env)
-    log.write(proc.stderr)
-    log.flush()
+    # the child's standard error goes to the log as it comes (``--progress`` of a run of hours);
+    # its standard output, one JSON line at the end, is read after it
+    with subprocess.Popen([sys.executable, __file__, "--child", json.dumps(spec)], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, env=env) as proc:
+        last = "?"
+        for line in proc.stderr:
+            log.write(line)
+            log.flush()
+            last = line.strip() or last
+        out = proc.stdout.read()
     if proc.returncode != 0:
-        tail = proc.stderr.strip().splitlines()[-1:] or ["?"]
-        return {"error": f"exit {proc.returncode}: {tail[0]}"}
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+        return {"error": f"exit {proc.returncode}: {last}"}
+    return json.loads(out.strip().splitlines()[-1])
 
 
 def fmt(x: Any, digits: int = 3) -> str:
