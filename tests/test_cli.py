@@ -46,8 +46,9 @@ def test_crossover_says_this_machines_costs_and_where_auto_switches(tmp_path, ca
     monkeypatch.setattr(_auto, "measure_exact_costs", lambda: (0.02, 1.5))
     cache = tmp_path / "mlneighbors" / "exact_costs.json"
     assert main(["crossover"]) == 0
-    costs, rule, *table = capsys.readouterr().out.splitlines()
+    costs, union, rule, *table = capsys.readouterr().out.splitlines()
     assert costs == f"exact search on this machine: 0.02 ns a multiply-add, 1.5 ns an entry (per core; kept in {cache})"
+    assert union.startswith("faiss-union's fit on this machine: 1 times its cost model")  # the tests' factor
     assert rule.startswith("--backend auto searches dense rows exactly below these numbers of rows")
     assert table[0].split() == ["n_features", "rows"]
     assert {int(d): int(n) for d, n in (line.split() for line in table[2:])} == {
@@ -55,12 +56,12 @@ def test_crossover_says_this_machines_costs_and_where_auto_switches(tmp_path, ca
     assert cache.is_file()
     assert main(["crossover", "--n-features", "100,10", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc == {"ns_per_multiply_add": 0.02, "ns_per_entry": 1.5, "cache": str(cache),
+    assert doc == {"ns_per_multiply_add": 0.02, "ns_per_entry": 1.5, "union_factor": 1.0, "cache": str(cache),
                    "results": [{"n_features": 100, "rows": crossover(100)}, {"n_features": 10, "rows": crossover(10)}]}
     assert main(["crossover", "--n-features", "64", "--format", "csv"]) == 0
     assert list(csv.DictReader(io.StringIO(capsys.readouterr().out))) == [
         {"n_features": "64", "rows": str(crossover(64)), "ns_per_multiply_add": "0.02", "ns_per_entry": "1.5",
-         "cache": str(cache)}]
+         "union_factor": "1.0", "cache": str(cache)}]
     # a cache that cannot be written (its folder's name taken by a file): measured here, and said so
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
     monkeypatch.setattr(_auto, "_exact_costs", None)

@@ -133,17 +133,22 @@ def cmd_crossover(args: argparse.Namespace) -> int:
     ``--backend auto`` picks an approximate index at a few numbers of features."""
     features = _features(args.n_features)
     from ..neighbors import crossover, exact_costs, exact_costs_file
+    from ..neighbors._auto import approximate_costs_file, approximate_factor
 
     mac, entry = exact_costs()  # measured here, or read back from the cache
     path = exact_costs_file()
     rows = [{"n_features": d, "rows": crossover(d)} for d in features]
+    factor = approximate_factor()  # probed by the crossover's rule where faiss imports
     if args.format == "table":
         kept = f"kept in {path}" if path.is_file() else f"measured by this process: {path} cannot be written"
         print(f"exact search on this machine: {mac:.4g} ns a multiply-add, {entry:.4g} ns an entry (per core; {kept})")
+        union = approximate_costs_file()
+        print(f"faiss-union's fit on this machine: {factor:.3g} times its cost model"
+              + (f" (kept in {union})" if union.is_file() else ""))
         print("--backend auto searches dense rows exactly below these numbers of rows, and from them on with an "
               "approximate index (faiss-union, where faiss is installed and imports):")
     emit(rows, args.format, ["n_features", "rows"],
-         {"ns_per_multiply_add": mac, "ns_per_entry": entry, "cache": str(path)})
+         {"ns_per_multiply_add": mac, "ns_per_entry": entry, "union_factor": factor, "cache": str(path)})
     return 0
 
 

@@ -20,6 +20,11 @@ neighbour-search guide), the exact one with its two costs measured on the machin
   fails to import (a wheel built for another CPU, a missing shared library) counts as absent:
   the exact search, with the import's error in the reason.
 
+The union's model was fitted on one machine; where the exact search is not faster at half of
+it, its fit is timed once on this machine (``approximate_factor``: a probe of 8,192 rows,
+cached) and the model scaled by what was measured: the union's speed against the exact
+engine's differs between CPUs by several times.
+
 The estimate of the exact search (``exact_seconds``) also tells the command line when an
 exact fit will take long.  Since the exact costs are this machine's, so is the crossover:
 :func:`crossover` (and ``mlneighbors crossover``) says where it lies here, :func:`exact_costs`
@@ -55,7 +60,7 @@ from ._select import (
 from ._threads import blas_single_thread
 
 __all__ = ["APPROXIMATE", "AutoIndex", "Choice", "choose_backend", "crossover", "exact_costs", "exact_costs_file",
-           "exact_seconds", "approximate_seconds"]
+           "exact_seconds", "approximate_seconds", "approximate_factor", "approximate_costs_file"]
 
 #: the approximate backends "auto" may pick, with the module each needs: only those whose
 #: tail is bounded (no query that loses most of its neighbours on clustered embeddings, where
@@ -91,6 +96,16 @@ _NS_APPROX: dict[str, tuple[float, float, float]] = {
     "faiss-hnsw": (1.09, 191.7, 86290.0),
     "hnswlib": (1.30, 32.58, 7751.0),
 }
+# how many times its cost model "faiss-union"'s fit takes on this machine (``approximate_factor``):
+# None: measured here (a probe, cached); a number overrides it (the tests pin the model's own, 1)
+_APPROX_FACTOR: float | None = None
+_approx_factor: float | None = None
+#: the probe of the union's cost: a fit's build and leave-one-out search on these many rows of
+#: that many features (a label mixture: rows that are noisy means of 3 of 64 prototypes)
+_UNION_PROBE = (8192, 32)
+#: the least factor the rule assumes before it measures: where the exact search is faster than
+#: the union's model times this, it is picked without probing the union
+_FACTOR_FLOOR = 0.5
 
 
 def exact_seconds(n_queries: int, n_indexed: int, n_features: int, *, n_threads: int | None = None,
@@ -306,31 +321,36 @@ def exact_costs_file() -> Path:
     return Path(home) / "mlneighbors" / "exact_costs.json"
 
 
-def _cached_costs() -> tuple[float, float]:
-    """The costs from the per-user cache when it holds :data:`COST_MEASUREMENTS` of this
-    machine's, else measured and added there; the fastest of them (a cache that cannot be read
-    or written is measured around, never an error)."""
+def _cached_measurements(path: Path, key: str, measure: Any, valid: Any) -> list:
+    """The measurements of ``key`` kept in the JSON cache ``path`` (those ``valid`` keeps), with
+    one more taken by ``measure()`` and added there while fewer than :data:`COST_MEASUREMENTS`
+    are kept (a cache that cannot be read or written is measured around, never an error)."""
     import json
     import os
 
-    path = exact_costs_file()
-    key = _machine_key()
     try:
         stored = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         stored = {}
     stored = stored if isinstance(stored, dict) else {}
-    measured = _stored_costs(stored.get(key))
+    measured = valid(stored.get(key))
     if len(measured) < COST_MEASUREMENTS:
-        measured.append(measure_exact_costs())
-        try:  # another environment's costs (other NumPy, other BLAS) stay beside these
-            stored[key] = [list(pair) for pair in measured]
+        measured.append(measure())
+        try:  # another environment's measurements (other NumPy, other BLAS) stay beside these
+            stored[key] = [list(m) if isinstance(m, tuple) else m for m in measured]
             path.parent.mkdir(parents=True, exist_ok=True)
             part = path.with_name(f"{path.name}.{os.getpid()}.part")
             part.write_text(json.dumps(stored, indent=1), encoding="utf-8")
             os.replace(part, path)  # whole or not at all, also with processes measuring at once
         except OSError:
             pass
+    return measured
+
+
+def _cached_costs() -> tuple[float, float]:
+    """The costs from the per-user cache when it holds :data:`COST_MEASUREMENTS` of this
+    machine's, else measured and added there; the fastest of them."""
+    measured = _cached_measurements(exact_costs_file(), _machine_key(), measure_exact_costs, _stored_costs)
     return min(mac for mac, _ in measured), min(entry for _, entry in measured)
 
 
@@ -391,9 +411,13 @@ def measured_exact_seconds(X: Any, *, k: int = 10, n_threads: int | None = None,
 
 
 def approximate_seconds(n_samples: int, n_features: int, *, backend: str = APPROXIMATE[0][0],
-                        n_threads: int | None = None) -> float:
+                        n_threads: int | None = None, factor: float | None = None) -> float:
     """Estimated seconds of an approximate fit with ``backend``'s default build parameters:
     its build, the calibration to recall 0.95 and the leave-one-out search of every row.
+
+    The cost model was fitted on one machine; ``"faiss-union"``'s is multiplied by this
+    machine's :func:`approximate_factor` (``factor``, where given, instead: the rule asks first
+    with the least factor it assumes, and measures only where that would pick the union).
 
     Examples
     --------
@@ -401,9 +425,92 @@ def approximate_seconds(n_samples: int, n_features: int, *, backend: str = APPRO
     >>> approximate_seconds(10**6, 128, n_threads=2) < exact_seconds(10**6, 10**6, 128, n_threads=2)
     True
     """
+    if factor is None:
+        factor = approximate_factor() if backend == "faiss-union" else 1.0
+    return _model_seconds(n_samples, n_features, backend, n_threads) * factor
+
+
+def _model_seconds(n_samples: int, n_features: int, backend: str, n_threads: int | None) -> float:
+    """``backend``'s cost model as fitted (``_NS_APPROX``), in seconds on ``n_threads``."""
     threads = resolve_n_jobs(n_threads)
     power, per_feature, per_row = _NS_APPROX[backend]
     return float(n_samples) ** power * (per_feature * n_features + per_row) / threads * 1e-9
+
+
+def approximate_costs_file() -> Path:
+    """The per-user cache of :func:`approximate_factor`, beside :func:`exact_costs_file`:
+    ``approximate_costs.json``, for each machine (its key, with faiss's version) the factors
+    measured, of which the least counts.
+
+    Examples
+    --------
+    >>> from mlneighbors.neighbors._auto import approximate_costs_file
+    >>> approximate_costs_file().name
+    'approximate_costs.json'
+    """
+    return exact_costs_file().with_name("approximate_costs.json")
+
+
+def approximate_factor() -> float:
+    """How many times the cost model of ``"faiss-union"``'s fit (fitted on the benchmark's
+    machine) its fit takes on this machine: measured by :func:`measure_approximate_factor`
+    (about 1-2 s), kept for the process and in :func:`approximate_costs_file` as the exact costs
+    are (the first three processes measure, the least counts).  1.0 where faiss does not
+    import (the rule then runs the exact search anyway).
+
+    The union's speed against the exact engine's differs between CPUs: on a 2-core AMD EPYC of
+    the Zen 3 generation (AVX2) its fit took 3.7-4.1 times the model at 2 x 10^5 and 10^6 x 128
+    rows while the exact search ran at the model's speed, so that ``"auto"`` picked the union
+    from 30,000 rows where it was slower than exact up to about 2 x 10^5.
+
+    Returns
+    -------
+    factor : float
+
+    Examples
+    --------
+    >>> from mlneighbors.neighbors._auto import approximate_factor
+    >>> approximate_factor() > 0
+    True
+    """
+    global _approx_factor
+    if _APPROX_FACTOR is not None:
+        return _APPROX_FACTOR
+    if _approx_factor is None:
+        if _import_error("faiss") is not None:
+            return 1.0
+        import faiss
+
+        key = f"{_machine_key()} | faiss {faiss.__version__} | union probe {_UNION_PROBE}"
+        valid = lambda stored: [float(x) for x in stored if isinstance(x, (int, float)) and 0 < x < 1e3] \
+            if isinstance(stored, list) else []  # noqa: E731
+        _approx_factor = min(_cached_measurements(approximate_costs_file(), key, measure_approximate_factor, valid))
+    return _approx_factor
+
+
+def measure_approximate_factor() -> float:
+    """Measure :func:`approximate_factor` here: ``"faiss-union"`` built on 8,192 seeded rows of
+    32 features (a label mixture: each row the mean of 3 of 64 Gaussian prototypes plus noise of
+    scale 0.5) and searched leave-one-out for 15 neighbours (a live ML-kNN's fit), timed, over
+    its cost model's seconds for that fit on this machine's threads.  On the Zen 3 machine of
+    :func:`approximate_factor` this probe read 3.9 where fits of 2 x 10^5 and 10^6 rows of 128
+    features took 4.1 and 3.7 times the model.
+
+    Examples
+    --------
+    >>> from mlneighbors.neighbors._auto import measure_approximate_factor
+    >>> measure_approximate_factor() > 0  # doctest: +SKIP
+    True
+    """
+    n, d = _UNION_PROBE
+    rng = np.random.default_rng(0)
+    prototypes = rng.standard_normal((64, d))
+    X = prototypes[rng.integers(0, 64, size=(n, 3))].mean(axis=1) + 0.5 * rng.standard_normal((n, d))
+    X = X.astype(np.float32)
+    start = time.perf_counter()
+    index = get_index("faiss-union", recall_k=10).build(X)
+    loo_kneighbors(index, X, 15)
+    return (time.perf_counter() - start) / _model_seconds(n, d, "faiss-union", None)
 
 
 def crossover(n_features: int, *, n_threads: int | None = None) -> int:
@@ -412,11 +519,12 @@ def crossover(n_features: int, *, n_threads: int | None = None) -> int:
 
     ``"auto"`` compares an estimate of the exact leave-one-out search, n^2 work whose two
     costs are measured on the machine that runs (:func:`exact_costs`), with the cost model of
-    ``"faiss-union"``'s fit (n^1.3, fitted on the benchmark's machine): below the crossover it
+    ``"faiss-union"``'s fit (n^1.3, fitted on the benchmark's machine, scaled by this machine's
+    ``approximate_factor`` where faiss imports): below the crossover it
     runs the exact search, from it on the approximate index (with faiss installed; without
     it, the exact search, and the command line says what to install).  The crossover differs
-    between machines as their exact costs do (the measured ones: see the neighbour-search
-    guide).
+    between machines as their exact costs and the union's factor do (the measured ones: see
+    the neighbour-search guide).
 
     Parameters
     ----------
@@ -572,8 +680,13 @@ def choose_backend(
         return Choice("exact", f"sparse rows ({density:.1%} of cells stored): the exact search")
     t_exact = exact_seconds(n_samples, n_samples, n_features, n_threads=n_threads, X=X)
     modules = dict(APPROXIMATE)
-    estimates = {name: approximate_seconds(n_samples, n_features, backend=name, n_threads=n_threads)
-                 for name, module in APPROXIMATE if installed(module)}
+    names = [name for name, module in APPROXIMATE if installed(module)]
+    # the least factor first: where even that leaves the exact search faster, the union is not probed
+    estimates = {name: approximate_seconds(n_samples, n_features, backend=name, n_threads=n_threads,
+                                           factor=_FACTOR_FLOOR) for name in names}
+    if any(seconds < t_exact for seconds in estimates.values()):
+        estimates = {name: approximate_seconds(n_samples, n_features, backend=name, n_threads=n_threads)
+                     for name in names}
     failed = []
     # the fastest that imports; imported only here, past the crossover, where its build imports it anyway
     for best in sorted((name for name in estimates if estimates[name] < t_exact), key=estimates.get):
