@@ -761,6 +761,15 @@ def test_the_unions_cost_is_probed_on_the_machine_and_moves_the_crossover(fitted
     assert _auto.choose_backend(n, 128, n_threads=2, installed=everything).backend == "exact"
     monkeypatch.setattr(_auto, "_APPROX_FACTOR", 1.0)
     assert _auto.choose_backend(n, 128, n_threads=2, installed=everything).backend == "faiss-union"
+    # a probe that fails: the model as fitted, nothing kept, measured again by the next process
+    monkeypatch.setattr(_auto, "_APPROX_FACTOR", None)
+    path.unlink()
+
+    def broken():
+        raise RuntimeError("faiss: out of memory")
+
+    monkeypatch.setattr(_auto, "measure_approximate_factor", broken)
+    assert new_process() == 1.0 and _auto._approx_factor is None and not path.exists()
 
 
 def test_the_union_probe_measures_a_plausible_factor():

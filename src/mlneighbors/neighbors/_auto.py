@@ -456,7 +456,7 @@ def approximate_factor() -> float:
     machine) its fit takes on this machine: measured by :func:`measure_approximate_factor`
     (about 1-2 s), kept for the process and in :func:`approximate_costs_file` as the exact costs
     are (the first three processes measure, the least counts).  1.0 where faiss does not
-    import (the rule then runs the exact search anyway).
+    import (the rule then runs the exact search anyway) or the probe fails.
 
     The union's speed against the exact engine's differs between CPUs: on a 2-core AMD EPYC of
     the Zen 3 generation (AVX2) its fit took 3.7-4.1 times the model at 2 x 10^5 and 10^6 x 128
@@ -484,7 +484,11 @@ def approximate_factor() -> float:
         key = f"{_machine_key()} | faiss {faiss.__version__} | union probe {_UNION_PROBE}"
         valid = lambda stored: [float(x) for x in stored if isinstance(x, (int, float)) and 0 < x < 1e3] \
             if isinstance(stored, list) else []  # noqa: E731
-        _approx_factor = min(_cached_measurements(approximate_costs_file(), key, measure_approximate_factor, valid))
+        try:
+            _approx_factor = min(_cached_measurements(approximate_costs_file(), key, measure_approximate_factor,
+                                                      valid))
+        except Exception:  # whatever a probe that fails raises: the model as fitted, measured again next time
+            return 1.0
     return _approx_factor
 
 
