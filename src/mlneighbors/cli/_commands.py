@@ -133,7 +133,7 @@ def cmd_crossover(args: argparse.Namespace) -> int:
     ``--backend auto`` picks an approximate index at a few numbers of features."""
     features = _features(args.n_features)
     from ..neighbors import crossover, exact_costs, exact_costs_file
-    from ..neighbors._auto import approximate_costs_file, approximate_factor
+    from ..neighbors._internal import approximate_costs_file, approximate_factor
 
     mac, entry = exact_costs()  # measured here, or read back from the cache
     path = exact_costs_file()

@@ -9,6 +9,7 @@ named here, once.
 
 from __future__ import annotations
 
+from ._auto import approximate_costs_file, approximate_factor
 from ._cache import feed
 from ._dask import check_dask_matrix
 from ._distance import check_scale, finite_top, row_norms_sq
@@ -30,6 +31,8 @@ from ._threads import blas_single_thread, each_block
 
 __all__ = [
     "FLOAT_DTYPES",
+    "approximate_costs_file",
+    "approximate_factor",
     "MissingLibraryError",
     "answers_sets",
     "blas_single_thread",
