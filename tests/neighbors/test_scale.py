@@ -737,6 +737,7 @@ def test_the_unions_cost_is_probed_on_the_machine_and_moves_the_crossover(fitted
 
     def new_process():
         monkeypatch.setattr(_auto, "_approx_factor", None)
+        monkeypatch.setattr(_auto, "_probe_failed", False)
         return _auto.approximate_factor()
 
     everything = lambda module: True  # noqa: E731
@@ -766,10 +767,12 @@ def test_the_unions_cost_is_probed_on_the_machine_and_moves_the_crossover(fitted
     path.unlink()
 
     def broken():
+        calls.append(1)
         raise RuntimeError("faiss: out of memory")
 
     monkeypatch.setattr(_auto, "measure_approximate_factor", broken)
     assert new_process() == 1.0 and _auto._approx_factor is None and not path.exists()
+    assert _auto.approximate_factor() == 1.0 and len(calls) == 4  # probed once, not again by this process
 
 
 def test_the_union_probe_measures_a_plausible_factor():

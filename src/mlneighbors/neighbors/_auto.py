@@ -100,6 +100,7 @@ _NS_APPROX: dict[str, tuple[float, float, float]] = {
 # None: measured here (a probe, cached); a number overrides it (the tests pin the model's own, 1)
 _APPROX_FACTOR: float | None = None
 _approx_factor: float | None = None
+_probe_failed = False  # this process's probe failed: the model as fitted, not probed again here
 #: the probe of the union's cost: a fit's build and leave-one-out search on these many rows of
 #: that many features (a label mixture: rows that are noisy means of 3 of 64 prototypes)
 _UNION_PROBE = (8192, 32)
@@ -473,23 +474,30 @@ def approximate_factor() -> float:
     >>> approximate_factor() > 0
     True
     """
-    global _approx_factor
+    global _approx_factor, _probe_failed
     if _APPROX_FACTOR is not None:
         return _APPROX_FACTOR
     if _approx_factor is None:
-        if _import_error("faiss") is not None:
+        if _probe_failed or _import_error("faiss") is not None:
             return 1.0
         import faiss
 
         key = f"{_machine_key()} | faiss {faiss.__version__} | union probe {_UNION_PROBE}"
-        valid = lambda stored: [float(x) for x in stored if isinstance(x, (int, float)) and 0 < x < 1e3] \
-            if isinstance(stored, list) else []  # noqa: E731
         try:
             _approx_factor = min(_cached_measurements(approximate_costs_file(), key, measure_approximate_factor,
-                                                      valid))
-        except Exception:  # whatever a probe that fails raises: the model as fitted, measured again next time
+                                                      _stored_factors))
+        except Exception:  # whatever a probe that fails raises: the model as fitted, measured again next process
+            _probe_failed = True
             return 1.0
     return _approx_factor
+
+
+def _stored_factors(entry: Any) -> list[float]:
+    """The plausible factors of one cache entry of :func:`approximate_costs_file` (a list of
+    numbers); anything else in it is passed over."""
+    if not isinstance(entry, list):
+        return []
+    return [float(x) for x in entry if isinstance(x, (int, float)) and 0 < x < 1e3]
 
 
 def measure_approximate_factor() -> float:
@@ -497,7 +505,7 @@ def measure_approximate_factor() -> float:
     32 features (a label mixture: each row the mean of 3 of 64 Gaussian prototypes plus noise of
     scale 0.5) and searched leave-one-out for 15 neighbours (a live ML-kNN's fit), timed, over
     its cost model's seconds for that fit on this machine's threads.  On the Zen 3 machine of
-    :func:`approximate_factor` this probe read 3.9 where fits of 2 x 10^5 and 10^6 rows of 128
+    :func:`approximate_factor` this probe read 3.65 where fits of 2 x 10^5 and 10^6 rows of 128
     features took 4.1 and 3.7 times the model.
 
     Examples
